@@ -1,0 +1,187 @@
+"""Checkpoints keyed by stable variable names, and warm start.
+
+Keras 3 models do not give tf.train.Checkpoint a complete object graph (a
+Functional model's kernels are reachable only through its optimizer), so
+the Estimator checkpoints a flat dict: "<module>/<keras path>" for model
+variables, "optimizer/<slot>" for optimizer state and "global_step". Those
+names are what `get_variable_value`, warm-start regexes and the
+different-model check speak of.
+
+Saving goes through tf.train.CheckpointManager (files "model.ckpt-<step>",
+written under a temporary name and renamed by TensorFlow, the `checkpoint`
+state file written atomically). Restoring reads tensors by name, checks
+every name and shape first, and only then assigns, so a checkpoint of a
+different model is refused before any variable changes.
+"""
+
+import dataclasses
+import os
+import re
+from typing import Dict, Mapping
+
+import tensorflow as tf
+from absl import logging
+
+CHECKPOINT_NAME = "model.ckpt"
+GLOBAL_STEP = "global_step"
+OPTIMIZER_PREFIX = "optimizer/"
+RESERVED_MODULE_NAMES = ("optimizer", GLOBAL_STEP)
+_ROOT = "vars"
+_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+
+
+class CheckpointMismatchError(ValueError):
+    """A checkpoint whose variables are not the model's."""
+
+
+def _escape(name):
+    return name.replace(".", "..").replace("/", ".S")
+
+
+def _unescape(key):
+    return key.replace(".S", "/").replace("..", ".")
+
+
+def checkpoint_key(name):
+    return f"{_ROOT}/{_escape(name)}{_SUFFIX}"
+
+
+def resolve(path, what="checkpoint"):
+    """A checkpoint prefix from a prefix or a directory; ValueError if none."""
+    if path and tf.io.gfile.isdir(path):
+        latest = tf.train.latest_checkpoint(path)
+        if latest:
+            return latest
+    elif path and tf.io.gfile.exists(path + ".index"):
+        return path
+    raise ValueError(f"{what}: no checkpoint found at {path!r}")
+
+
+def variable_shapes(path):
+    """name -> shape of every variable the framework saved in checkpoint `path`."""
+    shapes = {}
+    for key, shape in tf.train.list_variables(path):
+        if key.startswith(_ROOT + "/") and key.endswith(_SUFFIX):
+            shapes[_unescape(key[len(_ROOT) + 1:-len(_SUFFIX)])] = list(shape)
+    return shapes
+
+
+def read_variable(path, name):
+    shapes = variable_shapes(path)
+    if name not in shapes:
+        raise ValueError(
+            f"no variable {name!r} in checkpoint {path}; it holds: {', '.join(sorted(shapes))}"
+        )
+    return tf.train.load_checkpoint(path).get_tensor(checkpoint_key(name))
+
+
+def step_of(path):
+    """The global step a checkpoint was saved at."""
+    return int(tf.train.load_checkpoint(path).get_tensor(checkpoint_key(GLOBAL_STEP)))
+
+
+def _describe(names, limit=10):
+    names = sorted(names)
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+def check_compatible(path, variables, required):
+    """Raises CheckpointMismatchError unless every name in `required` is in the
+    checkpoint with the variable's shape, and the checkpoint's model variables
+    are the model's (optimizer state and the global step may be absent)."""
+    saved = variable_shapes(path)
+    expected = {name: variables[name].shape.as_list() for name in required}
+    missing = [n for n in expected if n not in saved]
+    extra = [n for n in saved if n not in variables
+             and not n.startswith(OPTIMIZER_PREFIX) and n != GLOBAL_STEP]
+    reshaped = [f"{n} (checkpoint {saved[n]}, model {expected[n]})"
+                for n in expected if n in saved and saved[n] != expected[n]]
+    if missing or extra or reshaped:
+        parts = []
+        if reshaped:
+            parts.append(f"shapes differ: {_describe(reshaped)}")
+        if missing:
+            parts.append(f"not in the checkpoint: {_describe(missing)}")
+        if extra:
+            parts.append(f"in the checkpoint but not in the model: {_describe(extra)}")
+        raise CheckpointMismatchError(
+            f"checkpoint {path} was written by a different model; "
+            + "; ".join(parts)
+            + ". Use another model_dir, or remove it to start over."
+        )
+
+
+def restore(path, variables, names):
+    """Assigns the checkpoint's values to `variables[name]` for each name, after checking."""
+    check_compatible(path, variables, names)
+    reader = tf.train.load_checkpoint(path)
+    for name in names:
+        variables[name].assign(reader.get_tensor(checkpoint_key(name)))
+
+
+@dataclasses.dataclass
+class WarmStartSettings:
+    """Initialize matching variables from another model's checkpoint.
+
+    vars_to_warm_start: a regex matched (re.match) against model variable
+    names, e.g. "backbone/" to take a backbone and leave a new head alone.
+    """
+
+    ckpt_to_initialize_from: str
+    vars_to_warm_start: str = ".*"
+
+
+def warm_start(settings, variables: Mapping[str, tf.Variable], model_names):
+    """Copies the matched model variables from the settings' checkpoint."""
+    path = resolve(settings.ckpt_to_initialize_from, "warm_start_from")
+    pattern = re.compile(settings.vars_to_warm_start)
+    names = [n for n in model_names if pattern.match(n)]
+    saved = variable_shapes(path)
+    missing = [n for n in names if n not in saved]
+    if missing:
+        raise CheckpointMismatchError(
+            f"warm start from {path}: variables matching {settings.vars_to_warm_start!r} "
+            f"are not in that checkpoint: {_describe(missing)}"
+        )
+    reshaped = [n for n in names if saved[n] != variables[n].shape.as_list()]
+    if reshaped:
+        raise CheckpointMismatchError(
+            f"warm start from {path}: shapes differ for {_describe(reshaped)}"
+        )
+    reader = tf.train.load_checkpoint(path)
+    for name in names:
+        variables[name].assign(reader.get_tensor(checkpoint_key(name)))
+    logging.info("Warm-started %d variable(s) from %s", len(names), path)
+    return names
+
+
+class CheckpointStore:
+    """The model_dir's checkpoints: save with rotation, find the latest."""
+
+    def __init__(self, model_dir, max_to_keep=5, keep_every_n_hours=10000.0):
+        self.model_dir = model_dir
+        self._max_to_keep = max_to_keep or None
+        self._keep_hours = keep_every_n_hours
+        self._manager = None
+        self._names = None
+
+    def latest(self):
+        if not self.model_dir or not tf.io.gfile.isdir(self.model_dir):
+            return None
+        return tf.train.latest_checkpoint(self.model_dir)
+
+    def save(self, step, variables: Dict[str, tf.Variable]):
+        """Writes model.ckpt-<step> holding `variables`; returns its prefix."""
+        if self._manager is None or self._names != tuple(variables):
+            tf.io.gfile.makedirs(self.model_dir)
+            checkpoint = tf.train.Checkpoint(**{_ROOT: dict(variables)})
+            self._manager = tf.train.CheckpointManager(
+                checkpoint, self.model_dir, max_to_keep=self._max_to_keep,
+                keep_checkpoint_every_n_hours=self._keep_hours,
+                checkpoint_name=CHECKPOINT_NAME,
+            )
+            self._names = tuple(variables)
+        path = self._manager.save(checkpoint_number=step)
+        logging.info("Saving checkpoints for %d into %s.", step, os.path.join(self.model_dir, CHECKPOINT_NAME))
+        return path

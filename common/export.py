@@ -1,0 +1,76 @@
+"""SavedModel export: serving input receivers and the atomic write.
+
+TF1 receivers were placeholders; in TF2 a receiver says which tensors the
+served function takes (`receiver_specs`, name -> tf.TensorSpec) and how to
+turn them into model_fn features (`features_fn`). Alternatives become extra
+signatures, as receiver_tensors_alternatives did.
+"""
+
+import dataclasses
+import os
+import time
+from typing import Callable, Dict, Optional
+
+import tensorflow as tf
+from absl import logging
+
+DEFAULT_SIGNATURE = "serving_default"
+
+
+@dataclasses.dataclass
+class ServingInputReceiver:
+    receiver_specs: Dict[str, tf.TensorSpec]
+    features_fn: Callable = dict
+    alternatives: Optional[Dict[str, "ServingInputReceiver"]] = None
+
+    def signatures(self):
+        """signature name -> receiver, the default first."""
+        return {DEFAULT_SIGNATURE: self, **(self.alternatives or {})}
+
+
+def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
+    """A receiver fn that serves raw feature tensors (a TensorSpec or dict of them)."""
+    single = not isinstance(features, dict)
+    specs = {"features": features} if single else dict(features)
+    specs = {name: tf.TensorSpec([default_batch_size] + spec.shape.as_list()[1:], spec.dtype, name=name)
+             for name, spec in specs.items()}
+
+    def unwrap_single(received):
+        return received["features"]
+
+    def serving_input_receiver_fn():
+        return ServingInputReceiver(specs, unwrap_single if single else dict)
+
+    return serving_input_receiver_fn
+
+
+def serving_function(receiver, predict_fn):
+    """A tf.function taking the receiver's tensors by name and returning predictions."""
+    names = sorted(receiver.receiver_specs)
+    specs = [tf.TensorSpec(receiver.receiver_specs[n].shape, receiver.receiver_specs[n].dtype, name=n)
+             for n in names]
+
+    @tf.function(input_signature=specs)
+    def serve(*received):
+        return predict_fn(receiver.features_fn(dict(zip(names, received))))
+
+    return serve
+
+
+def write_saved_model(export_dir_base, module, signatures):
+    """Saves under export_dir_base/<timestamp>, via a temp dir and a rename,
+    so a failed export never leaves a partial directory under a final name."""
+    tf.io.gfile.makedirs(export_dir_base)
+    stamp = int(time.time())
+    while tf.io.gfile.exists(os.path.join(export_dir_base, str(stamp))):
+        stamp += 1
+    final = os.path.join(export_dir_base, str(stamp))
+    temp = os.path.join(export_dir_base, f"temp-{stamp}")
+    try:
+        tf.saved_model.save(module, temp, signatures=signatures)
+        tf.io.gfile.rename(temp, final)
+    finally:
+        if tf.io.gfile.exists(temp):
+            tf.io.gfile.rmtree(temp)
+    logging.info("SavedModel written to: %s", final)
+    return final

@@ -1,0 +1,351 @@
+"""A small hook protocol in place of SessionRunHook, and the standard hooks.
+
+The train loop runs `steps_per_loop` compiled steps per call, so hooks fire
+at loop boundaries:
+
+  begin(context)              once, before the first step
+  steps_to_trigger(step)      how many steps until the hook wants a boundary
+                              (the loop is cut short to honour it), or None
+  before_step(step) -> names  the values wanted at the end of the coming loop
+  after_step(step, values, context)
+                              `step` is the global step after the loop;
+                              `values` maps each asked-for name to numpy
+  end(step, context)          once, after a run that ended normally
+
+Values a train step offers: "loss" and "learning_rate" (means over towers),
+"global_step", and every name in the model_fn's EstimatorSpec.scalars.
+"""
+
+import math
+import time
+
+import numpy as np
+from absl import logging
+
+from common import summaries
+
+
+class NanLossDuringTrainingError(RuntimeError):
+    """The loss became NaN or infinite; the step is in the message."""
+
+    def __init__(self, step, loss):
+        super().__init__(
+            f"Model diverged with loss = {loss} at global step {step}. The last "
+            "checkpoint in model_dir was written before this step."
+        )
+        self.step = step
+
+
+class RunContext:
+    """What a hook may see and do during a run."""
+
+    def __init__(self, model_dir, available_values, start_step=0, summary_writer=None,
+                 save_checkpoint=None, latest_checkpoint_step=None):
+        self.model_dir = model_dir
+        self.start_step = start_step
+        self.available_values = tuple(available_values)
+        self.summary_writer = summary_writer
+        self._save_checkpoint = save_checkpoint
+        self._latest_checkpoint_step = latest_checkpoint_step
+        self.stop_requested = False
+
+    def request_stop(self):
+        self.stop_requested = True
+
+    def save_checkpoint(self, step, initial=False):
+        """Saves a checkpoint; `initial` (the state before any step of this run)
+        is not announced to saving listeners, which evaluate trained states."""
+        if self._save_checkpoint is None:
+            raise RuntimeError("checkpoints can only be saved during training")
+        self._save_checkpoint(step, initial)
+
+    def latest_checkpoint_step(self):
+        return self._latest_checkpoint_step() if self._latest_checkpoint_step else None
+
+    def write_scalars(self, step, scalars):
+        """Writes scalars to the run's TensorBoard event file, if it has one."""
+        if self.summary_writer is not None:
+            summaries.write_scalars(self.summary_writer, step, scalars)
+
+
+class Hook:
+    """Base class: every method is optional."""
+
+    def begin(self, context):
+        pass
+
+    def steps_to_trigger(self, step):
+        return None
+
+    def before_step(self, step):
+        return ()
+
+    def after_step(self, step, values, context):
+        pass
+
+    def end(self, step, context):
+        pass
+
+
+class EveryN:
+    """Triggers every N steps or every N seconds.
+
+    Step triggers fall on multiples of N (the train loop cuts its loops so
+    that it stops there), so event files line up across runs and resumes.
+    With first=True the first loop boundary of a run triggers too.
+    """
+
+    def __init__(self, every_steps=None, every_secs=None, clock=time.time, first=False):
+        if (every_steps is None) == (every_secs is None):
+            raise ValueError(
+                f"give exactly one of every_n_steps / every_n_secs, got {every_steps} and {every_secs}"
+            )
+        if (every_steps is not None and every_steps < 1) or (every_secs is not None and every_secs <= 0):
+            raise ValueError(f"trigger period must be positive, got {every_steps or every_secs}")
+        self.every_steps = every_steps
+        self.every_secs = every_secs
+        self.clock = clock
+        self.first = first
+        self.last_step = None
+        self.last_time = None
+
+    def should_trigger(self, step):
+        if self.last_step is None and (self.first or self.every_secs is not None):
+            return True
+        if self.every_steps is not None:
+            if self.last_step is None:
+                return step % self.every_steps == 0
+            return step // self.every_steps > self.last_step // self.every_steps
+        return self.clock() >= self.last_time + self.every_secs
+
+    def steps_to_trigger(self, step):
+        if self.last_step is None and self.first:
+            return 1
+        if self.every_steps is None:
+            return None
+        return self.every_steps - step % self.every_steps
+
+    def update(self, step):
+        """Marks a trigger at `step`; returns (seconds, steps) since the last one."""
+        now = self.clock()
+        elapsed = None
+        if self.last_step is not None:
+            elapsed = (now - self.last_time, step - self.last_step)
+        self.last_step, self.last_time = step, now
+        return elapsed
+
+
+class _PeriodicHook(Hook):
+    first = False  # trigger at the first loop boundary of a run too
+
+    def __init__(self, every_n_steps=None, every_n_secs=None, clock=time.time):
+        self._timer = EveryN(every_n_steps, every_n_secs, clock, first=self.first)
+
+    def steps_to_trigger(self, step):
+        return self._timer.steps_to_trigger(step)
+
+
+class LoggingTensorHook(_PeriodicHook):
+    """Logs named step values: "loss = 0.31, learning_rate = 0.1, step = 100 (4.2 sec)".
+
+    tensors: a list of value names, or a dict label -> value name.
+    """
+
+    first = True
+
+    def __init__(self, tensors, every_n_iter=None, every_n_secs=None, clock=time.time):
+        super().__init__(every_n_iter, every_n_secs, clock)
+        if not isinstance(tensors, dict):
+            tensors = {name: name for name in tensors}
+        self._tensors = dict(tensors)
+        self._wanted = False
+
+    def begin(self, context):
+        missing = sorted(set(self._tensors.values()) - set(context.available_values))
+        if missing:
+            raise ValueError(
+                f"LoggingTensorHook asks for {missing}; the step offers "
+                f"{sorted(context.available_values)}"
+            )
+
+    def before_step(self, step):
+        return tuple(self._tensors.values())
+
+    def after_step(self, step, values, context):
+        if not self._timer.should_trigger(step):
+            return
+        elapsed = self._timer.update(step)
+        text = ", ".join(f"{label} = {_format(values[name])}" for label, name in self._tensors.items())
+        if elapsed is not None:
+            text += f" ({elapsed[0]:.3f} sec)"
+        logging.info("%s", text)
+
+
+def _format(value):
+    value = np.asarray(value)
+    return f"{value.item():g}" if value.size == 1 else np.array2string(value, precision=6)
+
+
+class ExamplesPerSecondHook(_PeriodicHook):
+    """Logs "Average examples/sec: A (current C), step = S" like the official example.
+
+    A is the mean over all triggered intervals so far, C over the last one;
+    both are also written as the `examples/sec` summary (current).
+    """
+
+    first = True
+
+    def __init__(self, batch_size, every_n_steps=100, every_n_secs=None, clock=time.time):
+        if every_n_secs is not None:
+            every_n_steps = None
+        super().__init__(every_n_steps, every_n_secs, clock)
+        self._batch_size = batch_size
+        self._total_secs = 0.0
+        self._total_steps = 0
+        self.average_examples_per_sec = None
+        self.current_examples_per_sec = None
+
+    def after_step(self, step, values, context):
+        if not self._timer.should_trigger(step):
+            return
+        elapsed = self._timer.update(step)
+        if elapsed is None or elapsed[0] <= 0:
+            return
+        secs, steps = elapsed
+        self._total_secs += secs
+        self._total_steps += steps
+        self.average_examples_per_sec = self._batch_size * self._total_steps / self._total_secs
+        self.current_examples_per_sec = self._batch_size * steps / secs
+        logging.info(
+            "Average examples/sec: %g (current %g), step = %d",
+            self.average_examples_per_sec, self.current_examples_per_sec, step,
+        )
+        context.write_scalars(step, {"examples/sec": self.current_examples_per_sec})
+
+
+class StepCounterHook(_PeriodicHook):
+    """Logs and records `global_step/sec`."""
+
+    first = True
+
+    def __init__(self, every_n_steps=100, every_n_secs=None, clock=time.time):
+        if every_n_secs is not None:
+            every_n_steps = None
+        super().__init__(every_n_steps, every_n_secs, clock)
+
+    def after_step(self, step, values, context):
+        if not self._timer.should_trigger(step):
+            return
+        elapsed = self._timer.update(step)
+        if elapsed is None or elapsed[0] <= 0:
+            return
+        rate = elapsed[1] / elapsed[0]
+        logging.info("global_step/sec: %g", rate)
+        context.write_scalars(step, {"global_step/sec": rate})
+
+
+class NanTensorHook(Hook):
+    """Stops training when the loss is NaN or infinite.
+
+    The train loop itself stops at the first non-finite step of a loop, so
+    the step named is the one that diverged.
+    """
+
+    def __init__(self, loss_name="loss", fail_on_nan_loss=True):
+        self._name = loss_name
+        self._fail = fail_on_nan_loss
+
+    def before_step(self, step):
+        return (self._name,)
+
+    def after_step(self, step, values, context):
+        loss = float(np.asarray(values[self._name]))
+        if math.isfinite(loss):
+            return
+        if self._fail:
+            raise NanLossDuringTrainingError(step, loss)
+        logging.error("Loss is %s at step %d; stopping training.", loss, step)
+        context.request_stop()
+
+
+class StopAtStepHook(Hook):
+    """Requests a stop after `num_steps` more steps or at `last_step`."""
+
+    def __init__(self, num_steps=None, last_step=None):
+        if (num_steps is None) == (last_step is None):
+            raise ValueError("StopAtStepHook: give exactly one of num_steps and last_step")
+        self._num_steps = num_steps
+        self.last_step = last_step
+
+    def begin(self, context):
+        if self._num_steps is not None:
+            self.last_step = context.start_step + self._num_steps
+
+    def steps_to_trigger(self, step):
+        return max(1, self.last_step - step)
+
+    def after_step(self, step, values, context):
+        if step >= self.last_step:
+            context.request_stop()
+
+
+class CheckpointSaverHook(_PeriodicHook):
+    """Saves a checkpoint at the start, every N steps or seconds, and at the end.
+
+    It never saves a state whose loss is not finite, so after a divergence
+    the newest checkpoint is the last good one.
+    """
+
+    def __init__(self, save_steps=None, save_secs=None, clock=time.time):
+        super().__init__(save_steps, save_secs, clock)
+        self._last_saved = None
+        self._finite = True
+
+    def begin(self, context):
+        self._timer.update(context.start_step)
+        if context.latest_checkpoint_step() != context.start_step:
+            context.save_checkpoint(context.start_step, initial=True)
+        self._last_saved = context.start_step
+
+    def before_step(self, step):
+        return ("loss",)
+
+    def after_step(self, step, values, context):
+        self._finite = math.isfinite(float(np.asarray(values["loss"])))
+        if self._timer.should_trigger(step):
+            self._timer.update(step)
+            self._save(step, context)
+
+    def end(self, step, context):
+        if self._last_saved != step:
+            self._save(step, context)
+
+    def _save(self, step, context):
+        if not self._finite:
+            logging.error("Not saving a checkpoint at step %d: the loss is not finite.", step)
+            return
+        context.save_checkpoint(step)
+        self._last_saved = step
+
+
+class SummarySaverHook(_PeriodicHook):
+    """Writes step values (default: all scalars the step offers) every N steps."""
+
+    def __init__(self, save_steps=100, save_secs=None, names=None, clock=time.time):
+        if save_secs is not None:
+            save_steps = None
+        super().__init__(save_steps, save_secs, clock)
+        self._names = tuple(names) if names else None
+
+    def begin(self, context):
+        offered = [n for n in context.available_values if n != "global_step"]
+        self._names = self._names or tuple(offered)
+
+    def before_step(self, step):
+        return self._names
+
+    def after_step(self, step, values, context):
+        if not self._timer.should_trigger(step):
+            return
+        self._timer.update(step)
+        context.write_scalars(step, {name: values[name] for name in self._names})

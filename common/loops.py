@@ -1,0 +1,59 @@
+"""Compiled loops that run many steps per Python call.
+
+Each loop takes an iterator and a step count (a tensor, so a new count does
+not retrace) and stops early when the input runs out. The train loop also
+stops right after a step whose loss is not finite, so the step a NaN hook
+names is the one that diverged.
+"""
+
+import tensorflow as tf
+
+
+def make_train_loop(step_fn, value_names, jit_compile=False):
+    """loop(iterator, num_steps) -> (steps_run, exhausted, last step's values).
+
+    step_fn(batch) must return a dict of float32 scalars named `value_names`.
+    """
+    step = tf.function(step_fn, jit_compile=True) if jit_compile else step_fn
+
+    @tf.function
+    def loop(iterator, num_steps):
+        values = {name: tf.constant(0.0) for name in value_names}
+        steps = tf.constant(0)
+        exhausted = tf.constant(False)
+        finite = tf.constant(True)
+        while steps < num_steps and not exhausted and finite:
+            element = iterator.get_next_as_optional()
+            if element.has_value():
+                values = step(element.get_value())
+                steps += 1
+                finite = tf.math.is_finite(values["loss"])
+            else:
+                exhausted = True
+        return steps, exhausted, values
+
+    return loop
+
+
+def make_eval_loop(step_fn, total_names):
+    """loop(iterator, num_steps) -> (steps_run, exhausted, summed totals).
+
+    num_steps < 0 runs until the input is exhausted.
+    """
+
+    @tf.function
+    def loop(iterator, num_steps):
+        totals = {name: tf.constant(0.0, tf.float64) for name in total_names}
+        steps = tf.constant(0)
+        exhausted = tf.constant(False)
+        while (num_steps < 0 or steps < num_steps) and not exhausted:
+            element = iterator.get_next_as_optional()
+            if element.has_value():
+                batch_totals = step_fn(element.get_value())
+                totals = {name: totals[name] + batch_totals[name] for name in total_names}
+                steps += 1
+            else:
+                exhausted = True
+        return steps, exhausted, totals
+
+    return loop

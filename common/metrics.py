@@ -1,0 +1,62 @@
+"""Streaming eval metrics that add up exactly across towers and eval steps.
+
+A metric here is a set of running totals (tensors summed over the towers of
+a step and over the steps of an evaluation) and a function that turns the
+final totals into the reported value. Accuracy is correct/count, a mean is
+sum/weight, and so on. Totals are float64 so that long evaluations do not
+lose counts. No metric owns variables, so model_fn can make them on every
+call.
+"""
+
+import dataclasses
+from typing import Callable, Dict
+
+import numpy as np
+import tensorflow as tf
+
+
+@dataclasses.dataclass
+class Metric:
+    """totals: name -> tensor to be summed; result: totals (numpy) -> float."""
+
+    totals: Dict[str, tf.Tensor]
+    result: Callable[[Dict[str, np.ndarray]], float]
+
+
+def _weights_like(values, weights):
+    values = tf.cast(values, tf.float64)
+    if weights is None:
+        return values, tf.ones_like(values)
+    return values, tf.broadcast_to(tf.cast(weights, tf.float64), tf.shape(values))
+
+
+def _ratio(numerator, denominator):
+    return lambda totals: float(totals[numerator] / totals[denominator]) if totals[denominator] else 0.0
+
+
+def mean(values, weights=None):
+    """The (weighted) mean of `values` over every example seen."""
+    values, weights = _weights_like(values, weights)
+    return Metric(
+        {"sum": tf.reduce_sum(values * weights), "weight": tf.reduce_sum(weights)},
+        _ratio("sum", "weight"),
+    )
+
+
+def accuracy(labels, predictions, weights=None):
+    """Fraction of examples whose prediction equals the label."""
+    labels = tf.reshape(labels, [-1])
+    predictions = tf.cast(tf.reshape(predictions, [-1]), labels.dtype)
+    return mean(tf.equal(labels, predictions), weights)
+
+
+def binary_log_loss(labels, probabilities, epsilon=1e-7):
+    """Mean binary cross-entropy of P(label = 1), as Kaggle scores it."""
+    labels = tf.cast(tf.reshape(labels, [-1]), tf.float64)
+    p = tf.clip_by_value(tf.cast(tf.reshape(probabilities, [-1]), tf.float64), epsilon, 1 - epsilon)
+    return mean(-(labels * tf.math.log(p) + (1 - labels) * tf.math.log(1 - p)))
+
+
+def add_totals(a, b):
+    """Adds two dicts of metric totals (tensors or numpy), key by key."""
+    return {name: a[name] + b[name] for name in a}

@@ -1,0 +1,71 @@
+"""Where each model variable lives: the TF2 form of the old device setter.
+
+A `tf.variable_creator_scope` sees every variable as it is created, Keras
+layers' included, so it can put each one on a device. Variables arrive one
+at a time, so the GPU strategy is the online greedy rule of the old
+`GreedyLoadBalancingStrategy`: each variable goes to the device with the
+fewest bytes so far. Its bound: no device holds more than
+total/num_devices + the largest variable. (Largest-first over the whole list
+would need every shape before any variable exists, i.e. building the model
+twice.) Optimizer slots are not placed here: Keras creates each slot
+colocated with its variable.
+"""
+
+import numpy as np
+import tensorflow as tf
+
+
+class GreedyLoadBalancer:
+    """Assigns each variable to the least-loaded device, counted in bytes."""
+
+    def __init__(self, devices):
+        self.devices = tuple(devices)
+        self.loads = [0] * len(self.devices)
+        self.assignments = []  # (name, bytes, device), in creation order
+
+    def assign(self, name, num_bytes):
+        index = int(np.argmin(self.loads))
+        self.loads[index] += num_bytes
+        device = self.devices[index]
+        self.assignments.append((name, num_bytes, device))
+        return device
+
+
+def _byte_size(kwargs):
+    """The byte size of the variable about to be created.
+
+    The creator sees only an initial value, often a callable; it is evaluated
+    eagerly here to learn its shape. Keras initializers are stateless (fixed
+    integer seeds), so evaluating one twice gives the same values.
+    """
+    shape = kwargs.get("shape")
+    dtype = kwargs.get("dtype")
+    if shape is None or not tf.TensorShape(shape).is_fully_defined():
+        initial_value = kwargs.get("initial_value")
+        with tf.init_scope():
+            value = initial_value() if callable(initial_value) else initial_value
+            value = tf.convert_to_tensor(value, dtype_hint=dtype)
+        shape, dtype = value.shape, dtype or value.dtype
+    return int(np.prod(tf.TensorShape(shape).as_list())) * tf.as_dtype(dtype).size
+
+
+def placing_creator(devices, balancer=None):
+    """A variable creator that puts every variable on one of `devices`.
+
+    One device: all variables go there (the CPU strategy). Several: greedy
+    by byte size through `balancer` (a GreedyLoadBalancer, made here when
+    not given; pass your own to inspect the assignments).
+    """
+    devices = tuple(devices)
+    if len(devices) > 1 and balancer is None:
+        balancer = GreedyLoadBalancer(devices)
+
+    @tf.autograph.experimental.do_not_convert
+    def creator(next_creator, **kwargs):
+        if len(devices) == 1:
+            with tf.device(devices[0]):
+                return next_creator(**kwargs)
+        with tf.device(balancer.assign(kwargs.get("name"), _byte_size(kwargs))):
+            return next_creator(**kwargs)
+
+    return creator

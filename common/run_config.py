@@ -1,0 +1,57 @@
+"""`RunConfig`: how an Estimator runs, as opposed to what it computes.
+
+Thread counts and device-placement logging must be set before TensorFlow
+starts its runtime, which is earlier than any Estimator exists; they live in
+`common.runtime.configure` and the mains call it first.
+"""
+
+import dataclasses
+from typing import Optional
+
+from common import towers
+
+
+@dataclasses.dataclass
+class RunConfig:
+    """Checkpoint, summary, logging and loop settings, named as in tf.estimator.
+
+    When neither `save_checkpoints_steps` nor `save_checkpoints_secs` is given,
+    checkpoints are saved every 600 seconds, as tf.estimator did.
+    """
+
+    model_dir: Optional[str] = None
+    tf_random_seed: Optional[int] = None
+    save_summary_steps: int = 100
+    save_checkpoints_steps: Optional[int] = None
+    save_checkpoints_secs: Optional[float] = None
+    keep_checkpoint_max: int = 5
+    keep_checkpoint_every_n_hours: float = 10000.0
+    log_step_count_steps: int = 100
+    steps_per_loop: int = 1
+    jit_compile: bool = False
+    device_plan: Optional[towers.DevicePlan] = None
+
+    def __post_init__(self):
+        if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
+            raise ValueError(
+                "RunConfig: give save_checkpoints_steps or save_checkpoints_secs, not both "
+                f"(got {self.save_checkpoints_steps} and {self.save_checkpoints_secs})"
+            )
+        if self.save_checkpoints_steps is None and self.save_checkpoints_secs is None:
+            self.save_checkpoints_secs = 600
+        for name in ("save_summary_steps", "keep_checkpoint_max", "log_step_count_steps"):
+            value = getattr(self, name)
+            if value is None or value < 0:
+                raise ValueError(f"RunConfig: {name} must be >= 0, got {value}")
+        for name in ("save_checkpoints_steps", "save_checkpoints_secs"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"RunConfig: {name} must be > 0, got {value}")
+        if self.steps_per_loop < 1:
+            raise ValueError(f"RunConfig: steps_per_loop must be >= 1, got {self.steps_per_loop}")
+        if self.device_plan is None:
+            self.device_plan = towers.DevicePlan.single_cpu()
+
+    def replace(self, **changes):
+        """A copy with some fields changed, like tf.estimator's RunConfig.replace."""
+        return dataclasses.replace(self, **changes)

@@ -1,0 +1,114 @@
+"""What a model_fn returns: `ModeKeys` and `EstimatorSpec`.
+
+The TF1 `train_op` has no TF2 equivalent that works across towers, so the
+spec carries the loss and the optimizer instead and the framework computes,
+averages and applies the gradients (see `common.tower_step`).
+"""
+
+import collections
+
+
+class ModeKeys:
+    """The three modes a model_fn is called in, named as in tf.estimator."""
+
+    TRAIN = "train"
+    EVAL = "eval"
+    PREDICT = "infer"
+
+    ALL = (TRAIN, EVAL, PREDICT)
+
+
+_SPEC_FIELDS = (
+    "mode",
+    "predictions",
+    "loss",
+    "optimizer",
+    "learning_rate",
+    "eval_metric_ops",
+    "scalars",
+    "training_hooks",
+    "evaluation_hooks",
+    "prediction_hooks",
+)
+
+
+class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
+    """One tower's answer for one mode.
+
+    Fields:
+      mode: one of `ModeKeys`.
+      predictions: a tensor or a dict of tensors, batch-major (PREDICT; also
+        allowed in TRAIN and EVAL).
+      loss: scalar tensor, the tower's mean loss (TRAIN and EVAL).
+      optimizer: a `keras.optimizers.Optimizer` (TRAIN). The first tower's
+        optimizer of the first TRAIN call is the one used for the whole life
+        of the Estimator; later calls may return new objects, they are ignored.
+      learning_rate: optional scalar tensor. When given, it is written into
+        the optimizer's learning rate before each update (the optimizer must
+        then be built with a float learning rate) and it is what hooks and
+        summaries see as `learning_rate`. When absent, the optimizer's own
+        (possibly scheduled) rate is reported.
+      eval_metric_ops: dict name -> `common.metrics.Metric` (EVAL).
+      scalars: dict name -> scalar tensor of extra per-step values (TRAIN);
+        averaged over towers, hooks can ask for them by name and
+        SummarySaverHook records them.
+      training_hooks, evaluation_hooks, prediction_hooks: `common.hooks.Hook`s.
+    """
+
+    def __new__(
+        cls,
+        mode,
+        predictions=None,
+        loss=None,
+        optimizer=None,
+        learning_rate=None,
+        eval_metric_ops=None,
+        scalars=None,
+        training_hooks=(),
+        evaluation_hooks=(),
+        prediction_hooks=(),
+    ):
+        if mode not in ModeKeys.ALL:
+            raise ValueError(
+                f"EstimatorSpec: mode must be one of {ModeKeys.ALL}, got {mode!r}"
+            )
+        return super().__new__(
+            cls,
+            mode,
+            predictions,
+            loss,
+            optimizer,
+            learning_rate,
+            dict(eval_metric_ops or {}),
+            dict(scalars or {}),
+            tuple(training_hooks or ()),
+            tuple(evaluation_hooks or ()),
+            tuple(prediction_hooks or ()),
+        )
+
+
+def check_spec(spec, mode):
+    """Raises ValueError when a model_fn's answer cannot serve `mode`."""
+    if not isinstance(spec, EstimatorSpec):
+        raise ValueError(
+            f"model_fn must return a common.EstimatorSpec, got {type(spec).__name__}"
+        )
+    if spec.mode != mode:
+        raise ValueError(
+            f"model_fn was called in mode {mode!r} but returned a spec for "
+            f"mode {spec.mode!r}"
+        )
+    if mode == ModeKeys.TRAIN:
+        if spec.loss is None:
+            raise ValueError("model_fn returned no loss in TRAIN mode")
+        if spec.optimizer is None:
+            raise ValueError("model_fn returned no optimizer in TRAIN mode")
+    elif mode == ModeKeys.EVAL:
+        if spec.loss is None:
+            raise ValueError("model_fn returned no loss in EVAL mode")
+    elif spec.predictions is None:
+        raise ValueError("model_fn returned no predictions in PREDICT mode")
+    if spec.loss is not None and spec.loss.shape.rank not in (0, None):
+        raise ValueError(
+            f"model_fn's loss must be a scalar, got shape {spec.loss.shape}"
+        )

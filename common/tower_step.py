@@ -1,0 +1,158 @@
+"""One step over all towers: train (gradients, averaging, update), eval, predict.
+
+model_fn stays single-tower; this module calls it once per tower, each
+under its device, on that tower's shard of the global batch.
+
+Batch-norm moving statistics (and any other floating-point non-trainable
+Keras state): each tower runs inside a `keras.StatelessScope`, which
+records the tower's new value instead of assigning it; after all towers,
+each statistic gets the mean of the towers' new values. Since every tower
+starts from the same old value v, that is m*v + (1-m)*mean_i(batch_stat_i):
+the moving mean moves exactly as one tower on the whole batch would make
+it move, the moving variance by the mean of the per-shard variances. (The
+official example kept tower 0's update only, which sees 1/N of the batch.)
+Integer state, such as dropout's seed-generator counter, is assigned tower
+after tower, so every tower draws different random numbers.
+"""
+
+import dataclasses
+from typing import Callable, Dict, List
+
+import keras
+import tensorflow as tf
+
+from common import towers
+from common.spec import ModeKeys
+
+
+@dataclasses.dataclass
+class TrainVariables:
+    """What a train step reads and writes."""
+
+    trainable: list            # TrackedVariable, trained by the optimizer
+    stateful: list             # TrackedVariable, non-trainable Keras state
+    optimizer: object
+    global_step: tf.Variable
+
+
+def _first_leaf(structure):
+    return tf.nest.flatten(structure)[0]
+
+
+def _as_prediction_dict(predictions):
+    if isinstance(predictions, dict):
+        return dict(predictions)
+    return {"predictions": predictions}
+
+
+class TowerStep:
+    """Builds the per-step computations for one Estimator's device plan.
+
+    call_model_fn(features, labels, mode) -> EstimatorSpec must run model_fn
+    inside the Estimator's registry scope.
+    """
+
+    def __init__(self, call_model_fn: Callable, plan: towers.DevicePlan):
+        self._call = call_model_fn
+        self._plan = plan
+
+    # ----------------------------------------------------------------- train
+    def _tower_train(self, features, labels, variables: TrainVariables):
+        """Loss, gradients, state updates and scalars of one tower."""
+        with tf.GradientTape() as tape:
+            with keras.StatelessScope() as scope:
+                spec = self._call(features, labels, ModeKeys.TRAIN)
+                loss = tf.cast(spec.loss, tf.float32)
+        grads = tape.gradient(loss, [t.variable for t in variables.trainable])
+        updates = {}
+        for index, tracked in enumerate(variables.stateful):
+            new_value = scope.get_current_value(tracked.keras_variable)
+            if new_value is not None:
+                updates[index] = new_value
+        scalars = {name: tf.cast(value, tf.float32) for name, value in spec.scalars.items()}
+        return loss, grads, updates, scalars, spec.learning_rate
+
+    def train_step(self, batch, variables: TrainVariables):
+        """Runs every tower on its shard, averages, applies; returns step values."""
+        plan = self._plan
+        features, labels = batch
+        shards = towers.split_batch((features, labels), plan.num_towers)
+        losses, tower_grads, tower_scalars = [], [], []
+        statistics: Dict[int, List[tf.Tensor]] = {}
+        learning_rate = None
+        for index, (device, (shard_features, shard_labels)) in enumerate(zip(plan.tower_devices, shards)):
+            with tf.device(device), tf.name_scope(f"tower_{index}"):
+                loss, grads, updates, scalars, tower_lr = self._tower_train(
+                    shard_features, shard_labels, variables)
+            if index == 0:
+                learning_rate = tower_lr
+            losses.append(loss)
+            tower_grads.append(grads)
+            tower_scalars.append(scalars)
+            for var_index, new_value in updates.items():
+                tracked = variables.stateful[var_index]
+                if tracked.variable.dtype.is_floating:
+                    statistics.setdefault(var_index, []).append(new_value)
+                else:
+                    tracked.variable.assign(new_value)
+        for var_index, values in statistics.items():
+            variable = variables.stateful[var_index].variable
+            with tf.device(variable.device):
+                variable.assign(tf.math.add_n(values) / len(values))
+        grads = towers.average_gradients(tower_grads, [t.variable for t in variables.trainable])
+        optimizer = variables.optimizer
+        with tf.device(plan.consolidation_device):
+            if learning_rate is not None:
+                optimizer.learning_rate = learning_rate
+            reported_lr = tf.cast(optimizer.learning_rate, tf.float32)
+            pairs = [(g, t.api_variable)
+                     for g, t in zip(grads, variables.trainable) if g is not None]
+            optimizer.apply([g for g, _ in pairs], [v for _, v in pairs])
+            variables.global_step.assign_add(1)
+            outputs = {"loss": tf.math.add_n(losses) / len(losses), "learning_rate": reported_lr}
+            for name in tower_scalars[0]:
+                outputs[name] = tf.math.add_n([s[name] for s in tower_scalars]) / len(tower_scalars)
+        return outputs
+
+    # ------------------------------------------------------------------ eval
+    def eval_step(self, batch):
+        """Summed loss*count, count and metric totals of one batch over all towers."""
+        features, labels = batch
+        shards = towers.split_batch((features, labels), self._plan.num_towers, allow_uneven=True)
+        loss_sum = tf.constant(0.0, tf.float64)
+        count = tf.constant(0.0, tf.float64)
+        totals = None
+        for index, (device, (shard_features, shard_labels)) in enumerate(zip(self._plan.tower_devices, shards)):
+            with tf.device(device), tf.name_scope(f"tower_{index}"):
+                spec = self._call(shard_features, shard_labels, ModeKeys.EVAL)
+                examples = tf.cast(tf.shape(_first_leaf(shard_features))[0], tf.float64)
+                loss = tf.cast(spec.loss, tf.float64)
+                loss_sum += tf.where(examples > 0, loss * examples, tf.zeros_like(loss))
+                count += examples
+                tower_totals = {f"{name}/{part}": tf.cast(value, tf.float64)
+                                for name, metric in spec.eval_metric_ops.items()
+                                for part, value in metric.totals.items()}
+            totals = tower_totals if totals is None else {k: totals[k] + tower_totals[k] for k in totals}
+        with tf.device(towers.HOST_DEVICE):
+            return {"loss_sum": loss_sum, "count": count, **totals}
+
+    # --------------------------------------------------------------- predict
+    def predict_step(self, features):
+        """The predictions of every tower, concatenated in input order."""
+        shards = towers.split_batch(features, self._plan.num_towers, allow_uneven=True)
+        per_tower = []
+        for index, (device, shard) in enumerate(zip(self._plan.tower_devices, shards)):
+            with tf.device(device), tf.name_scope(f"tower_{index}"):
+                per_tower.append(_as_prediction_dict(self._call(shard, None, ModeKeys.PREDICT).predictions))
+        with tf.device(towers.HOST_DEVICE):
+            return {key: tf.concat([p[key] for p in per_tower], axis=0) for key in per_tower[0]}
+
+
+def metric_values(totals, metric_results):
+    """Turns summed totals (numpy) into {metric name: value}."""
+    values = {}
+    for name, result in metric_results.items():
+        prefix = name + "/"
+        values[name] = result({k[len(prefix):]: v for k, v in totals.items() if k.startswith(prefix)})
+    return values
+

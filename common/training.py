@@ -1,0 +1,92 @@
+"""`train_and_evaluate` with TrainSpec and (one or more) EvalSpecs.
+
+As in tf.estimator's local mode: training runs to max_steps; after a
+checkpoint is saved, every EvalSpec is evaluated if at least its
+throttle_secs have passed since its last evaluation; a final evaluation
+follows the last step.
+"""
+
+import dataclasses
+import time
+from typing import Callable, Optional, Sequence
+
+from absl import logging
+
+from common import hooks as hooks_lib
+
+
+@dataclasses.dataclass
+class TrainSpec:
+    input_fn: Callable
+    max_steps: Optional[int] = None
+    hooks: Sequence[hooks_lib.Hook] = ()
+
+    def __post_init__(self):
+        if self.max_steps is not None and self.max_steps <= 0:
+            raise ValueError(f"TrainSpec: max_steps must be > 0, got {self.max_steps}")
+
+
+@dataclasses.dataclass
+class EvalSpec:
+    input_fn: Callable
+    steps: Optional[int] = 100
+    name: Optional[str] = None
+    hooks: Sequence[hooks_lib.Hook] = ()
+    throttle_secs: float = 600
+
+    def __post_init__(self):
+        if self.steps is not None and self.steps <= 0:
+            raise ValueError(f"EvalSpec: steps must be > 0 or None, got {self.steps}")
+        if self.throttle_secs < 0:
+            raise ValueError(f"EvalSpec: throttle_secs must be >= 0, got {self.throttle_secs}")
+
+    @property
+    def key(self):
+        return self.name or "eval"
+
+
+class _EvaluateAfterSave:
+    """A saving listener that evaluates each spec when its throttle allows."""
+
+    def __init__(self, eval_specs, clock=time.time):
+        self._specs = eval_specs
+        self._clock = clock
+        self._last_time = {spec.key: None for spec in eval_specs}
+        self.results = {}
+        self.last_step = {}
+
+    def evaluate(self, estimator, step, spec):
+        self.results[spec.key] = estimator.evaluate(
+            spec.input_fn, steps=spec.steps, hooks=spec.hooks, name=spec.name)
+        self._last_time[spec.key] = self._clock()
+        self.last_step[spec.key] = step
+
+    def after_save(self, estimator, step):
+        for spec in self._specs:
+            last = self._last_time[spec.key]
+            if last is None or self._clock() - last >= spec.throttle_secs:
+                self.evaluate(estimator, step, spec)
+
+
+def train_and_evaluate(estimator, train_spec, eval_spec):
+    """Trains and evaluates; returns {eval name: final metrics dict}.
+
+    eval_spec may be one EvalSpec or a list of them with distinct names;
+    each writes its summaries to model_dir/eval_<name> (model_dir/eval when
+    unnamed).
+    """
+    eval_specs = list(eval_spec) if isinstance(eval_spec, (list, tuple)) else [eval_spec]
+    keys = [spec.key for spec in eval_specs]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"EvalSpecs need distinct names, got {keys}")
+    listener = _EvaluateAfterSave(eval_specs)
+    estimator.train(train_spec.input_fn, hooks=train_spec.hooks,
+                    max_steps=train_spec.max_steps, saving_listeners=[listener])
+    latest = estimator.latest_checkpoint()
+    final_step = int(estimator.get_variable_value("global_step")) if latest else None
+    for spec in eval_specs:
+        if listener.last_step.get(spec.key) != final_step:
+            listener.evaluate(estimator, final_step, spec)
+    for key, metrics in listener.results.items():
+        logging.info("Final evaluation %s: %s", key, metrics)
+    return dict(listener.results)

@@ -1,0 +1,70 @@
+"""Small model_fns and data shared by the framework tests."""
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+import common
+from common import metrics
+
+
+def blobs(num_examples, dim=4, classes=3, seed=0):
+    """Separable Gaussian blobs: features float32 [n, dim], labels int64 [n]."""
+    rng = np.random.RandomState(seed)
+    centers = rng.randn(classes, dim).astype(np.float32) * 3
+    labels = rng.randint(0, classes, num_examples).astype(np.int64)
+    features = centers[labels] + rng.randn(num_examples, dim).astype(np.float32)
+    return features, labels
+
+
+def classifier_fn(features, labels, mode, params):
+    """Dense classifier; params choose hidden units, batch norm, dropout, optimizer.
+
+    params["trace_log"], when given, collects (mode, loss device) per traced call.
+    """
+    def build():
+        layers = []
+        if params.get("hidden"):
+            layers.append(keras.layers.Dense(params["hidden"], activation="relu", name="hidden"))
+        if params.get("batch_norm"):
+            layers.append(keras.layers.BatchNormalization(name="bn"))
+        if params.get("dropout"):
+            layers.append(keras.layers.Dropout(params["dropout"]))
+        layers.append(keras.layers.Dense(params.get("classes", 3), name="logits"))
+        return keras.Sequential(layers, name="classifier")
+
+    net = common.get_module("net", build)
+    x = features["x"] if isinstance(features, dict) else features
+    logits = net(x, training=mode == common.ModeKeys.TRAIN)
+    predictions = {"classes": tf.argmax(logits, axis=1), "probabilities": tf.nn.softmax(logits)}
+    if mode == common.ModeKeys.PREDICT:
+        return common.EstimatorSpec(mode, predictions=predictions)
+    loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+    if "trace_log" in params:
+        params["trace_log"].append((mode, loss.device))
+    optimizer = common.get_optimizer(lambda: keras.optimizers.SGD(
+        params.get("learning_rate", 0.1), momentum=params.get("momentum", 0.9)))
+    return common.EstimatorSpec(
+        mode, predictions=predictions, loss=loss, optimizer=optimizer,
+        eval_metric_ops={"accuracy": metrics.accuracy(labels, predictions["classes"])},
+        scalars={"batch_accuracy": tf.reduce_mean(
+            tf.cast(tf.equal(predictions["classes"], labels), tf.float32))})
+
+
+def train_input(features, labels, batch_size, repeat=True, shuffle_seed=None):
+    def input_fn():
+        dataset = tf.data.Dataset.from_tensor_slices((features, labels))
+        if shuffle_seed is not None:
+            dataset = dataset.shuffle(len(labels), seed=shuffle_seed)
+        if repeat:
+            dataset = dataset.repeat()
+        return dataset.batch(batch_size, drop_remainder=True)
+    return input_fn
+
+
+def eval_input(features, labels, batch_size):
+    return lambda: tf.data.Dataset.from_tensor_slices((features, labels)).batch(batch_size)
+
+
+def plan(num_towers, variable_strategy="CPU"):
+    return common.towers.DevicePlan(tuple(f"/cpu:{i}" for i in range(num_towers)), variable_strategy)

@@ -1,0 +1,107 @@
+"""Hooks: timing figures with an injected clock, triggers, NaN and stop hooks."""
+
+import logging as py_logging
+
+import numpy as np
+import pytest
+
+from common import hooks
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+def context(available=("loss", "learning_rate", "global_step"), start_step=0):
+    return hooks.RunContext("/nonexistent", available, start_step=start_step)
+
+
+def test_examples_per_second_figures_for_a_known_step_time(caplog):
+    clock = FakeClock()
+    hook = hooks.ExamplesPerSecondHook(batch_size=128, every_n_steps=10, clock=clock)
+    ctx = context()
+    hook.begin(ctx)
+    assert hook.steps_to_trigger(0) == 1
+    hook.after_step(1, {}, ctx)  # first boundary: only sets the baseline
+    assert hook.average_examples_per_sec is None
+    assert hook.steps_to_trigger(1) == 9
+    clock.now += 9 * 0.5  # 9 steps at 0.5 s
+    with caplog.at_level(py_logging.INFO):
+        hook.after_step(10, {}, ctx)
+    assert hook.current_examples_per_sec == pytest.approx(256.0)
+    assert hook.average_examples_per_sec == pytest.approx(256.0)
+    clock.now += 10 * 0.25  # 10 steps at 0.25 s
+    hook.after_step(15, {}, ctx)  # not a multiple of 10: no trigger
+    assert hook.current_examples_per_sec == pytest.approx(256.0)
+    hook.after_step(20, {}, ctx)
+    assert hook.current_examples_per_sec == pytest.approx(512.0)
+    assert hook.average_examples_per_sec == pytest.approx(128 * 19 / 7.0)
+    assert "Average examples/sec: 256 (current 256), step = 10" in caplog.text
+
+
+def test_logging_hook_logs_named_values(caplog):
+    clock = FakeClock()
+    hook = hooks.LoggingTensorHook({"lr": "learning_rate", "loss": "loss"}, every_n_iter=100, clock=clock)
+    ctx = context()
+    hook.begin(ctx)
+    assert set(hook.before_step(0)) == {"learning_rate", "loss"}
+    with caplog.at_level(py_logging.INFO):
+        hook.after_step(1, {"learning_rate": np.float32(0.1), "loss": np.float32(2.5)}, ctx)
+        clock.now += 3
+        hook.after_step(50, {"learning_rate": np.float32(0.1), "loss": np.float32(1.0)}, ctx)
+        hook.after_step(100, {"learning_rate": np.float32(0.01), "loss": np.float32(0.5)}, ctx)
+    assert "lr = 0.1, loss = 2.5" in caplog.text
+    assert "loss = 1," not in caplog.text
+    assert "lr = 0.01, loss = 0.5 (3.000 sec)" in caplog.text
+    with pytest.raises(ValueError, match=r"asks for \['accuracy'\]"):
+        hooks.LoggingTensorHook(["accuracy"], every_n_iter=1).begin(ctx)
+
+
+def test_step_triggers_fall_on_multiples():
+    timer = hooks.EveryN(every_steps=5)
+    assert timer.steps_to_trigger(7) == 3
+    assert not timer.should_trigger(7)
+    assert timer.should_trigger(10)
+    timer.update(10)
+    assert not timer.should_trigger(14)
+    assert timer.should_trigger(15)
+    with pytest.raises(ValueError, match="exactly one"):
+        hooks.EveryN(every_steps=5, every_secs=1)
+
+
+def test_nan_hook_names_the_step():
+    hook = hooks.NanTensorHook()
+    hook.after_step(3, {"loss": np.float32(0.5)}, context())
+    with pytest.raises(hooks.NanLossDuringTrainingError, match="global step 7"):
+        hook.after_step(7, {"loss": np.float32(np.nan)}, context())
+    ctx = context()
+    hooks.NanTensorHook(fail_on_nan_loss=False).after_step(7, {"loss": np.inf}, ctx)
+    assert ctx.stop_requested
+
+
+def test_stop_at_step_hook():
+    hook = hooks.StopAtStepHook(num_steps=10)
+    ctx = context(start_step=20)
+    hook.begin(ctx)
+    assert hook.last_step == 30
+    assert hook.steps_to_trigger(25) == 5
+    hook.after_step(29, {}, ctx)
+    assert not ctx.stop_requested
+    hook.after_step(30, {}, ctx)
+    assert ctx.stop_requested
+
+
+def test_checkpoint_saver_skips_non_finite_state():
+    saved = []
+    ctx = hooks.RunContext("/x", ("loss",), start_step=0, save_checkpoint=lambda step, initial: saved.append(step),
+                           latest_checkpoint_step=lambda: None)
+    hook = hooks.CheckpointSaverHook(save_steps=5)
+    hook.begin(ctx)
+    hook.after_step(5, {"loss": np.float32(1.0)}, ctx)
+    hook.after_step(10, {"loss": np.float32(np.nan)}, ctx)
+    hook.end(10, ctx)
+    assert saved == [0, 5]
