@@ -1,0 +1,30 @@
+"""Estimator-style multi-tower training on TensorFlow 2.
+
+TensorFlow comes through an extra, so a CPU machine never pulls a CUDA
+build and the GPU build is asked for by name:
+    pip install -e ".[cpu]"    # tensorflow-cpu
+    pip install -e ".[gpu]"    # tensorflow[and-cuda]
+    pip install -e ".[tf]"     # plain tensorflow (macOS, Windows, or bring your own CUDA)
+"""
+
+from setuptools import setup
+
+TENSORFLOW = ">=2.16"
+
+setup(
+    name="tower-estimator",
+    version="0.1.0",
+    description="tf.estimator's workflow with multi-tower data parallelism on TensorFlow 2",
+    long_description=open("README.md", encoding="utf-8").read(),
+    long_description_content_type="text/markdown",
+    python_requires=">=3.9",
+    packages=["common", "cifar10", "mnist", "dogcat"],
+    package_data={"mnist": ["data/*.gz", "data/SHA256SUMS"]},
+    install_requires=["numpy", "absl-py", "six"],
+    extras_require={
+        "cpu": [f"tensorflow-cpu{TENSORFLOW}"],
+        "gpu": [f"tensorflow[and-cuda]{TENSORFLOW}"],
+        "tf": [f"tensorflow{TENSORFLOW}"],
+        "test": ["pytest", "hypothesis"],
+    },
+)
