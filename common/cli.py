@@ -1,0 +1,101 @@
+"""The absl flags every main shares, and the checks a main runs before it
+touches model_dir or data.
+
+Flag names are the official CIFAR-10 example's (absl spelling). A bad
+value stops the program with a message naming the flag and the value, exit
+status 1, and nothing created.
+"""
+
+import os
+import sys
+
+import tensorflow as tf
+from absl import app, flags
+
+from common import runtime, towers
+from common.run_config import RunConfig
+
+FLAGS = flags.FLAGS
+
+
+def define_device_flags():
+    """Towers, devices, threads and the compiled loop."""
+    flags.DEFINE_integer("num_gpus", None, "GPU towers; default: every GPU TensorFlow finds (0 on a CPU machine).",
+                         lower_bound=0)
+    flags.DEFINE_enum("variable_strategy", "CPU", list(towers.VARIABLE_STRATEGIES),
+                      "Where variables live: CPU (all on /cpu:0) or GPU (spread over the towers).")
+    flags.DEFINE_integer("cpu_towers", 0, "With --num_gpus=0: towers on this many logical CPU devices.",
+                         lower_bound=0)
+    flags.DEFINE_integer("split_gpu", 0, "Split GPU 0 into this many logical GPUs (--num_gpus=N on one card).",
+                         lower_bound=0)
+    flags.DEFINE_integer("split_gpu_memory_mb", 0, "Memory of each logical GPU with --split_gpu (0: share 90%).",
+                         lower_bound=0)
+    flags.DEFINE_integer("num_intra_threads", 0, "Threads inside an op (0: TensorFlow's choice).", lower_bound=0)
+    flags.DEFINE_integer("num_inter_threads", 0, "Ops run at once (0: TensorFlow's choice).", lower_bound=0)
+    flags.DEFINE_boolean("log_device_placement", False, "Log the device of every op.")
+    flags.DEFINE_enum("data_format", None, ["channels_first", "channels_last"],
+                      "Image layout; default channels_first on GPU towers, channels_last on CPU.")
+    flags.DEFINE_integer("steps_per_loop", 10, "Training steps per compiled call (hooks fire between calls).",
+                         lower_bound=1)
+    flags.DEFINE_boolean("jit_compile", False, "Compile the train step with XLA.")
+    flags.DEFINE_integer("random_seed", None, "Seed for weights, dropout and data order.")
+
+
+def setup_devices():
+    """Configures the runtime from the flags and returns the DevicePlan.
+
+    Must run before anything else creates a tensor.
+    """
+    try:
+        runtime.configure(FLAGS.cpu_towers, FLAGS.split_gpu, FLAGS.split_gpu_memory_mb,
+                          FLAGS.num_intra_threads, FLAGS.num_inter_threads, FLAGS.log_device_placement)
+        num_gpus = FLAGS.num_gpus
+        if num_gpus is None:
+            num_gpus = 0 if FLAGS.cpu_towers else len(tf.config.list_logical_devices("GPU"))
+        return towers.make_device_plan(num_gpus, FLAGS.variable_strategy, FLAGS.cpu_towers)
+    except towers.DevicePlanError as error:
+        raise app.UsageError(str(error)) from error
+
+
+def check_batch_sizes(plan, **batch_sizes):
+    """batch_sizes: flag name -> value; each must split evenly over the towers."""
+    try:
+        for flag_name, value in batch_sizes.items():
+            towers.check_batch_size(value, plan.num_towers, flag_name)
+    except towers.DevicePlanError as error:
+        raise app.UsageError(str(error)) from error
+
+
+def data_format(plan):
+    return FLAGS.data_format or plan.default_data_format
+
+
+def check_writable_dir(flag_name, path):
+    """UsageError unless `path` is, or could be created as, a writable directory."""
+    if not path:
+        raise app.UsageError(f"--{flag_name} must name a directory")
+    if "://" in path:  # gs://, hdfs://: trust the file system
+        return
+    probe = os.path.abspath(path)
+    if os.path.exists(probe) and not os.path.isdir(probe):
+        raise app.UsageError(f"--{flag_name}={path} is a file, not a directory")
+    while not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise app.UsageError(f"--{flag_name}={path} is not writable ({probe} does not allow writing)")
+
+
+def check_existing_dir(flag_name, path):
+    if not path or not tf.io.gfile.isdir(path):
+        raise app.UsageError(f"--{flag_name}={path} is not an existing directory")
+
+
+def run_config(plan, model_dir, **settings):
+    """A RunConfig carrying the shared flags (loop, XLA, seed, towers)."""
+    return RunConfig(model_dir=model_dir, steps_per_loop=FLAGS.steps_per_loop, jit_compile=FLAGS.jit_compile,
+                     tf_random_seed=FLAGS.random_seed, device_plan=plan, **settings)
+
+
+def fail(message):
+    """Stops the program with status 1 and one clear line on stderr."""
+    sys.exit(f"ERROR: {message}")
