@@ -1,1 +1,1 @@
-"""mnist"""
+"""MNIST: IDX/npz input, the tutorial CNN, and `python -m mnist.main`."""

@@ -1,0 +1,108 @@
+"""Train the MNIST CNN, validate while training, test, export a SavedModel.
+
+    python -m mnist.main                        # the packaged MNIST, default flags
+    python -m mnist.main --data_dir=DIR --model_dir=DIR --num_gpus=2
+    python -m mnist.main --num_gpus=0 --cpu_towers=2
+
+A second run on the same model_dir resumes from its latest checkpoint.
+"""
+
+import os
+import tempfile
+
+import tensorflow as tf
+from absl import app, flags, logging
+
+import common
+from common import cli, hooks, schedules
+from mnist import input_fn, model_fn
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string("data_dir", input_fn.PACKAGED_DATA_DIR,
+                    "IDX files (gz or raw) or mnist.npz; default: the MNIST shipped with the package.")
+flags.DEFINE_string("model_dir", os.path.join(tempfile.gettempdir(), "mnist_model"),
+                    "Checkpoints, event files and the export.")
+flags.DEFINE_integer("train_steps", 2000, "Global steps to train to.", lower_bound=1)
+flags.DEFINE_integer("train_batch_size", 128, "Global training batch (split over the towers).", lower_bound=1)
+flags.DEFINE_integer("eval_batch_size", 500, "Global evaluation batch.", lower_bound=1)
+flags.DEFINE_float("learning_rate", 1e-3, "Initial learning rate.", lower_bound=0)
+flags.DEFINE_enum("optimizer", "adam", list(model_fn.OPTIMIZERS), "adam or momentum SGD.")
+flags.DEFINE_float("momentum", 0.9, "Momentum for --optimizer=momentum.", lower_bound=0)
+flags.DEFINE_enum("lr_schedule", "exponential", list(schedules.SCHEDULES), "Learning-rate schedule.")
+flags.DEFINE_integer("decay_steps", 1000, "exponential: steps per decay_rate factor.", lower_bound=1)
+flags.DEFINE_float("decay_rate", 0.2, "exponential: the factor every decay_steps.", lower_bound=0)
+flags.DEFINE_list("lr_boundaries", [], "piecewise: steps where the rate changes.")
+flags.DEFINE_list("lr_multipliers", [], "piecewise: learning_rate multipliers, one more than boundaries.")
+flags.DEFINE_float("validation_fraction", 0.2, "Share of the training file held out for validation.",
+                   lower_bound=0, upper_bound=0.99)
+flags.DEFINE_integer("eval_every_steps", 500, "Checkpoint and validate every this many steps.", lower_bound=1)
+cli.define_device_flags()
+
+
+def _schedule_params():
+    try:
+        boundaries = [int(b) for b in FLAGS.lr_boundaries]
+        multipliers = [float(m) for m in FLAGS.lr_multipliers]
+    except ValueError as error:
+        raise app.UsageError(f"--lr_boundaries/--lr_multipliers must be numbers: {error}") from error
+    params = dict(lr_schedule=FLAGS.lr_schedule, learning_rate=FLAGS.learning_rate,
+                  decay_steps=FLAGS.decay_steps, decay_rate=FLAGS.decay_rate,
+                  lr_boundaries=boundaries, lr_multipliers=multipliers)
+    try:
+        model_fn.learning_rate_schedule(params)
+    except ValueError as error:
+        raise app.UsageError(f"--lr_schedule={FLAGS.lr_schedule}: {error}") from error
+    return params
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+    if not tf.io.gfile.exists(FLAGS.data_dir):
+        raise app.UsageError(f"--data_dir={FLAGS.data_dir} does not exist")
+    cli.check_writable_dir("model_dir", FLAGS.model_dir)
+    schedule = _schedule_params()
+    plan = cli.setup_devices()
+    cli.check_batch_sizes(plan, train_batch_size=FLAGS.train_batch_size, eval_batch_size=FLAGS.eval_batch_size)
+    try:
+        data = input_fn.load(FLAGS.data_dir)
+    except input_fn.MnistDataError as error:
+        cli.fail(str(error))
+    splits = input_fn.subsets(data, FLAGS.validation_fraction, seed=FLAGS.random_seed or 0)
+    logging.info("Data from %s: %d train, %d validation, %d test images of %s, %d classes; towers: %s",
+                 data.source, len(splits["train"][1]), len(splits["validation"][1]), len(splits["test"][1]),
+                 "x".join(map(str, data.image_shape)), data.num_classes, ", ".join(plan.tower_devices))
+
+    params = dict(schedule, num_classes=data.num_classes, data_format=cli.data_format(plan),
+                  optimizer=FLAGS.optimizer, momentum=FLAGS.momentum)
+    config = cli.run_config(plan, FLAGS.model_dir, save_checkpoints_steps=FLAGS.eval_every_steps)
+    estimator = common.Estimator(model_fn.model_fn, config=config, params=params)
+    train_hooks = [
+        hooks.ExamplesPerSecondHook(FLAGS.train_batch_size, every_n_steps=100),
+        hooks.LoggingTensorHook(["learning_rate", "loss"], every_n_iter=100),
+    ]
+    train_spec = common.TrainSpec(
+        input_fn.input_fn(*splits["train"], FLAGS.train_batch_size, training=True, seed=FLAGS.random_seed),
+        max_steps=FLAGS.train_steps, hooks=train_hooks)
+    eval_specs = []
+    if len(splits["validation"][1]):
+        eval_specs.append(common.EvalSpec(
+            input_fn.input_fn(*splits["validation"], FLAGS.eval_batch_size, training=False),
+            steps=None, name="validation", throttle_secs=0))
+    if eval_specs:
+        common.train_and_evaluate(estimator, train_spec, eval_specs)
+    else:
+        estimator.train(train_spec.input_fn, hooks=train_hooks, max_steps=FLAGS.train_steps)
+
+    test = estimator.evaluate(input_fn.input_fn(*splits["test"], FLAGS.eval_batch_size, training=False), name="test")
+    print(f"Test accuracy: {test['accuracy']:.4f} on {len(splits['test'][1])} images "
+          f"(global step {test['global_step']})", flush=True)
+    receiver = common.build_raw_serving_input_receiver_fn(
+        {"image": tf.TensorSpec([None, *data.image_shape, 1], tf.float32)})
+    export_dir = estimator.export_saved_model(os.path.join(FLAGS.model_dir, "export"), receiver)
+    print(f"SavedModel: {export_dir}", flush=True)
+
+
+if __name__ == "__main__":
+    app.run(main)

@@ -1,0 +1,96 @@
+"""python -m mnist.main end to end on a small IDX sample: train, eval, export, resume, flag errors."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from mnist import input_fn
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_main(*args, timeout=300):
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    return subprocess.run([sys.executable, "-m", "mnist.main", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def sample_dir(tmp_path_factory):
+    """512 real training and 200 real test images, as gz IDX files."""
+    directory = tmp_path_factory.mktemp("mnist_sample")
+    data = input_fn.load()
+    input_fn.write_idx(str(directory / "train-images-idx3-ubyte.gz"), data.train_images[:512])
+    input_fn.write_idx(str(directory / "train-labels-idx1-ubyte.gz"), data.train_labels[:512].astype(np.uint8))
+    input_fn.write_idx(str(directory / "t10k-images-idx3-ubyte.gz"), data.test_images[:200])
+    input_fn.write_idx(str(directory / "t10k-labels-idx1-ubyte.gz"), data.test_labels[:200].astype(np.uint8))
+    return str(directory)
+
+
+def small_run(sample_dir, model_dir, *extra):
+    return run_main(f"--data_dir={sample_dir}", f"--model_dir={model_dir}", "--train_batch_size=32",
+                    "--eval_batch_size=64", "--eval_every_steps=20", "--steps_per_loop=5", "--random_seed=1", *extra)
+
+
+def test_train_eval_export_then_resume(sample_dir, tmp_path):
+    model_dir = tmp_path / "model"
+    first = small_run(sample_dir, model_dir, "--train_steps=40", "--cpu_towers=2")
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert "Test accuracy: " in first.stdout and "on 200 images (global step 40)" in first.stdout
+    accuracy = float(first.stdout.split("Test accuracy: ")[1].split()[0])
+    assert accuracy > 0.5  # 40 steps of 32 real digits: far above chance (0.1)
+    export_dir = first.stdout.split("SavedModel: ")[1].strip()
+    served = tf.saved_model.load(export_dir).signatures["serving_default"](image=tf.zeros([3, 28, 28, 1]))
+    assert served["probabilities"].shape == (3, 10)
+    assert os.path.isdir(model_dir / "eval_validation") and os.path.isdir(model_dir / "eval_test")
+
+    second = small_run(sample_dir, model_dir, "--train_steps=60", "--cpu_towers=2")
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "resuming training at global step 40" in second.stderr
+    assert "(global step 60)" in second.stdout
+    third = small_run(sample_dir, model_dir, "--train_steps=60")
+    assert third.returncode == 0, third.stderr[-3000:]
+    assert "Skipping training since max_steps has already saved" in third.stderr
+
+
+@pytest.mark.parametrize("flag,message", [
+    ("--train_steps=-5", "--train_steps=-5"),
+    ("--data_dir=/nonexistent/mnist", "--data_dir=/nonexistent/mnist does not exist"),
+    ("--optimizer=rmsprop", "--optimizer"),
+    ("--num_gpus=2", "--num_gpus=2 but this machine has 0 GPU(s)"),
+    ("--cpu_towers=3", "--train_batch_size=32 must be a multiple of the number of towers (3)"),
+    ("--lr_schedule=piecewise", "--lr_schedule=piecewise: piecewise_constant: 0 boundaries need 1 values, got 0"),
+])
+def test_bad_flags_fail_before_anything_is_written(sample_dir, tmp_path, flag, message):
+    model_dir = tmp_path / "model"
+    result = small_run(sample_dir, model_dir, "--train_steps=5", flag)
+    assert result.returncode == 1
+    assert message in result.stderr
+    assert not model_dir.exists()
+
+
+def test_unwritable_model_dir_is_refused(sample_dir, tmp_path):
+    if os.geteuid() == 0:
+        target = "/proc/mnist_model"  # not writable even for root
+    else:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        target = str(locked / "model")
+    result = run_main(f"--data_dir={sample_dir}", f"--model_dir={target}")
+    assert result.returncode == 1
+    assert f"--model_dir={target} is not writable" in result.stderr
+
+
+def test_corrupt_data_file_is_named(tmp_path):
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    for name in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"):
+        (data_dir / name).write_bytes(b"\x00\x00\x08\x01\x00\x00\x00\x05abc")
+    result = run_main(f"--data_dir={data_dir}", f"--model_dir={tmp_path / 'model'}")
+    assert result.returncode == 1
+    assert "train-images-idx3-ubyte: truncated data" in result.stderr
+    assert not (tmp_path / "model").exists()
