@@ -1,1 +1,1 @@
-"""cifar10"""
+"""CIFAR-10: TFRecord generation, ResNet 6n+2, and `python -m cifar10.main` (the official estimator example on TF2)."""

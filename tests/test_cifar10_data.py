@@ -1,0 +1,114 @@
+"""CIFAR-10 data: tarball -> TFRecords -> parser, exact pixels, splits, errors."""
+
+import os
+import pickle
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from cifar10 import generate_cifar10_tfrecords as generator
+from cifar10 import input_fn
+from tests import cifar_files
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    directory = str(tmp_path_factory.mktemp("cifar"))
+    batches = cifar_files.make_tarball(directory, per_batch=40)
+    counts = generator.generate(directory)
+    return directory, batches, counts
+
+
+def all_examples(directory, subset, use_distortion=False):
+    dataset = input_fn.Cifar10DataSet(directory, subset, use_distortion)
+    records = tf.data.TFRecordDataset(dataset.get_filenames()).map(dataset.parser)
+    images, labels = zip(*[(i.numpy(), l.numpy()) for i, l in records])
+    return np.stack(images), np.array(labels)
+
+
+def test_every_pixel_and_label_survives_the_round_trip(generated):
+    directory, batches, counts = generated
+    assert counts == {"train": 160, "validation": 40, "eval": 40}
+    expected = {
+        "train": np.concatenate([batches[f"data_batch_{i}"][0] for i in range(1, 5)]),
+        "validation": batches["data_batch_5"][0],
+        "eval": batches["test_batch"][0],
+    }
+    for subset, source in expected.items():
+        images, labels = all_examples(directory, subset)
+        assert images.dtype == np.float32 and images.shape == (len(source), 32, 32, 3)
+        hwc = source.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
+        np.testing.assert_array_equal(images, hwc.astype(np.float32))
+        assert images[0, 0, 1, 2] == source[0, 2 * 1024 + 0 * 32 + 1]  # channel-major source
+    np.testing.assert_array_equal(all_examples(directory, "eval")[1], batches["test_batch"][1])
+    for subset, count in counts.items():
+        assert input_fn.Cifar10DataSet(directory, subset).num_examples_per_epoch() == count
+
+
+def test_45k_5k_style_split(tmp_path):
+    cifar_files.make_tarball(str(tmp_path), per_batch=40)
+    counts = generator.generate(str(tmp_path), validation_size=20)
+    assert counts == {"train": 180, "validation": 20, "eval": 40}
+
+
+def test_distortion_only_on_training_images(generated):
+    directory, batches, _ = generated
+    train = input_fn.Cifar10DataSet(directory, "train", use_distortion=True).make_batch(16, seed=1)
+    images, labels = next(iter(train))
+    assert images.shape == (16, 32, 32, 3) and labels.shape == (16,)
+    source = {tuple(img.ravel()) for img in all_examples(directory, "train")[0]}
+    assert sum(tuple(img.ravel()) not in source for img in images.numpy()) > 8
+    eval_images, _ = next(iter(input_fn.Cifar10DataSet(directory, "eval", use_distortion=True).make_batch(40)))
+    np.testing.assert_array_equal(eval_images.numpy(), all_examples(directory, "eval")[0])
+    sizes = [len(l) for _, l in input_fn.Cifar10DataSet(directory, "eval").make_batch(15)]
+    assert sizes == [15, 15, 10]
+
+
+def test_a_crash_mid_write_leaves_no_file(tmp_path, monkeypatch):
+    batches = cifar_files.make_tarball(str(tmp_path), per_batch=40)
+    calls = []
+
+    def failing_example(image, label):
+        calls.append(1)
+        if len(calls) > 50:
+            raise RuntimeError("disk full")
+        return original(image, label)
+
+    original = generator._example
+    monkeypatch.setattr(generator, "_example", failing_example)
+    with pytest.raises(RuntimeError, match="disk full"):
+        generator.generate(str(tmp_path))
+    assert sorted(os.listdir(tmp_path)) == [generator.CIFAR_FILENAME]
+    assert batches
+
+
+def test_bad_tarballs_are_clear_errors(tmp_path):
+    path = tmp_path / generator.CIFAR_FILENAME
+    path.write_bytes(b"\x1f\x8b not really gzip")
+    with pytest.raises(input_fn.CifarDataError, match="not a readable .tar.gz"):
+        generator.read_tarball(str(path))
+    wrong = cifar_files.batch_bytes(np.zeros((5, 1024), np.uint8), [1] * 5)
+    cifar_files.make_tarball(str(tmp_path), overrides={"data_batch_3": wrong})
+    with pytest.raises(input_fn.CifarDataError, match=r"data_batch_3: b'data' must be uint8 \[N, 3072\], got \(5, 1024\)"):
+        generator.read_tarball(str(path))
+    evil = pickle.dumps({b"data": os.system}, protocol=2)
+    cifar_files.make_tarball(str(tmp_path), overrides={"test_batch": evil})
+    with pytest.raises(input_fn.CifarDataError, match="refusing to load posix.system"):
+        generator.read_tarball(str(path))
+
+
+def test_offline_without_tarball_says_where_to_put_it(tmp_path):
+    with pytest.raises(input_fn.CifarDataError, match=r"could not be downloaded .* put it at .*cifar-10-python.tar.gz"):
+        generator.generate(str(tmp_path), url="http://127.0.0.1:9/cifar-10-python.tar.gz")
+    assert os.listdir(tmp_path) == []
+
+
+def test_missing_or_empty_tfrecords_name_the_file_and_the_fix(tmp_path):
+    with pytest.raises(input_fn.CifarDataError, match=r"train.tfrecords is missing; make it with: python -m cifar10.generate_cifar10_tfrecords"):
+        input_fn.Cifar10DataSet(str(tmp_path), "train").make_batch(8)
+    (tmp_path / "eval.tfrecords").write_bytes(b"")
+    with pytest.raises(input_fn.CifarDataError, match="eval.tfrecords is empty"):
+        input_fn.Cifar10DataSet(str(tmp_path), "eval").num_examples_per_epoch()
+    with pytest.raises(ValueError, match="Invalid data subset 'test'"):
+        input_fn.Cifar10DataSet(str(tmp_path), "test")
