@@ -1,0 +1,203 @@
+"""Dogs vs. cats input: Kaggle JPEG folders to batches of resized images.
+
+Layouts: DATA/train/cat.0.jpg ... dog.12499.jpg (label from the name) or
+DATA/train/cat/*.jpg and DATA/train/dog/*.jpg (label from the folder);
+DATA/test/1.jpg ... (no label; the id is the number). dog = 1, cat = 0.
+
+Real folders are dirty. Before training every file gets a cheap structural
+check (a known image signature, an end marker for JPEG/PNG/GIF, a complete
+BMP); files that fail it, and train files named neither cat nor dog, are
+left out with one warning that lists them. Decoding errors that slip past
+the check are dropped by the pipeline (tf.data ignore_errors), so one bad
+file never stops a run.
+"""
+
+import dataclasses
+import os
+import re
+from typing import List
+
+import numpy as np
+import tensorflow as tf
+from absl import logging
+
+CLASSES = ("cat", "dog")
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".gif")
+_KAGGLE_NAME = re.compile(r"^(cat|dog)\.\d+\.[A-Za-z]+$", re.IGNORECASE)
+_TEST_NAME = re.compile(r"^(\d+)\.[A-Za-z]+$")
+_TAIL_BYTES = 4096
+CACHED_SHUFFLE_BUFFER = 4096
+
+
+class DogCatDataError(ValueError):
+    """A data folder that cannot be used; the message names it."""
+
+
+def image_problem(path):
+    """Why `path` is not a usable image, or None. Reads only its head and tail."""
+    try:
+        size = os.path.getsize(path)
+        if size == 0:
+            return "zero bytes"
+        with open(path, "rb") as f:
+            head = f.read(16)
+            f.seek(max(0, size - _TAIL_BYTES))
+            tail = f.read()
+    except OSError as error:
+        return f"unreadable ({error.strerror})"
+    if head.startswith(b"\xff\xd8"):
+        return None if b"\xff\xd9" in tail else "truncated JPEG (no end-of-image marker)"
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return None if b"IEND" in tail else "truncated PNG (no IEND chunk)"
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return None if tail.rstrip(b"\x00").endswith(b";") else "truncated GIF (no trailer)"
+    if head.startswith(b"BM") and len(head) >= 6:
+        declared = int.from_bytes(head[2:6], "little")
+        return None if declared <= size else f"truncated BMP ({size} of {declared} bytes)"
+    return "not a JPEG, PNG, GIF or BMP image"
+
+
+@dataclasses.dataclass
+class Files:
+    paths: List[str]
+    labels: List[int]        # 0 cat, 1 dog; -1 for test images
+    ids: List[int]           # test ids; empty for train
+    skipped: List[str]       # "path (reason)"
+
+
+def _warn_skipped(folder, skipped):
+    if skipped:
+        logging.warning("Left out %d file(s) of %s: %s", len(skipped), folder, "; ".join(skipped))
+
+
+def list_train(train_dir):
+    """Labelled train files in either layout, bad files left out."""
+    if not tf.io.gfile.isdir(train_dir):
+        raise DogCatDataError(f"{train_dir}: the train folder does not exist")
+    entries = sorted(os.listdir(train_dir))
+    class_dirs = [c for c in CLASSES if os.path.isdir(os.path.join(train_dir, c))]
+    candidates, skipped = [], []
+    if class_dirs:
+        for label, name in enumerate(CLASSES):
+            folder = os.path.join(train_dir, name)
+            if os.path.isdir(folder):
+                candidates += [(os.path.join(folder, f), label) for f in sorted(os.listdir(folder))]
+    else:
+        for name in entries:
+            path = os.path.join(train_dir, name)
+            if os.path.isdir(path):
+                continue
+            match = _KAGGLE_NAME.match(name)
+            if match:
+                candidates.append((path, CLASSES.index(match.group(1).lower())))
+            else:
+                skipped.append(f"{path} (name is neither cat.N nor dog.N)")
+    paths, labels = [], []
+    for path, label in candidates:
+        problem = image_problem(path)
+        if problem:
+            skipped.append(f"{path} ({problem})")
+        else:
+            paths.append(path)
+            labels.append(label)
+    _warn_skipped(train_dir, skipped)
+    if not paths:
+        raise DogCatDataError(f"{train_dir}: no usable cat or dog images (left out {len(skipped)})")
+    return Files(paths, labels, [], skipped)
+
+
+def list_test(test_dir):
+    """Test files sorted by numeric id. Files that fail the check keep their id
+    (the submission needs a row for each) but get no path: paths[i] is None."""
+    if not tf.io.gfile.isdir(test_dir):
+        raise DogCatDataError(f"{test_dir}: the test folder does not exist")
+    found, skipped = [], []
+    for name in os.listdir(test_dir):
+        path = os.path.join(test_dir, name)
+        match = _TEST_NAME.match(name)
+        if not match:
+            if not os.path.isdir(path):
+                skipped.append(f"{path} (name is not <id>.<ext>)")
+            continue
+        problem = image_problem(path)
+        if problem:
+            skipped.append(f"{path} ({problem}; predicted 0.5)")
+        found.append((int(match.group(1)), None if problem else path))
+    found.sort()
+    _warn_skipped(test_dir, skipped)
+    return Files([p for _, p in found], [-1] * len(found), [i for i, _ in found], skipped)
+
+
+def stratified_split(labels, validation_fraction, seed=0):
+    """Disjoint (train, validation) index arrays holding each class in proportion."""
+    if not 0 <= validation_fraction < 1:
+        raise ValueError(f"validation_fraction must be in [0, 1), got {validation_fraction}")
+    labels = np.asarray(labels)
+    rng = np.random.RandomState(seed)
+    train, validation = [], []
+    for label in np.unique(labels):
+        members = rng.permutation(np.flatnonzero(labels == label))
+        cut = int(round(len(members) * validation_fraction))
+        if validation_fraction and len(members) > 1:
+            cut = min(max(cut, 1), len(members) - 1)
+        validation.extend(members[:cut])
+        train.extend(members[cut:])
+    return np.sort(train), np.sort(validation)
+
+
+def decode_and_resize(path, image_size):
+    """Any JPEG/PNG/BMP/GIF (first frame), grey or colour, to [size, size, 3] uint8."""
+    image = tf.io.decode_image(tf.io.read_file(path), channels=3, expand_animations=False)
+    image = tf.image.resize(image, [image_size, image_size], antialias=True)
+    return tf.cast(tf.clip_by_value(tf.round(image), 0, 255), tf.uint8)
+
+
+def augment(image, image_size):
+    """Random left-right flip and a random zoom (crop 80-100% of the side, resize back)."""
+    image = tf.image.random_flip_left_right(image)
+    side = tf.cast(tf.round(image_size * tf.random.uniform([], 0.8, 1.0)), tf.int32)
+    image = tf.image.random_crop(image, tf.stack([side, side, 3]))
+    return tf.image.resize(image, [image_size, image_size])
+
+
+def dataset(paths, labels, image_size, batch_size, training, augment_images=False, cache=False, seed=None,
+            keys=None):
+    """Batches of ([B, size, size, 3] float32 in [0, 1], [B] int32).
+
+    training: shuffled, repeated, full batches. cache: keep decoded, resized
+    images in memory after the first epoch (then shuffled through a buffer
+    of CACHED_SHUFFLE_BUFFER images instead of by file name). keys: int64 per
+    file; features then are {"image", "key"}, so predictions can say which
+    file they belong to even when an undecodable file was dropped.
+    """
+    columns = (list(paths), np.asarray(labels, np.int32))
+    if keys is not None:
+        columns += (np.asarray(keys, np.int64),)
+    data = tf.data.Dataset.from_tensor_slices(columns)
+    if training and not cache:
+        data = data.shuffle(len(paths), seed=seed, reshuffle_each_iteration=True)
+    data = data.map(lambda path, *rest: (decode_and_resize(path, image_size), *rest),
+                    num_parallel_calls=tf.data.AUTOTUNE)
+    data = data.ignore_errors(log_warning=True)
+    if cache:
+        data = data.cache()
+        if training:
+            data = data.shuffle(min(len(paths), CACHED_SHUFFLE_BUFFER), seed=seed, reshuffle_each_iteration=True)
+    if training:
+        data = data.repeat()
+
+    def finish(image, label, *key):
+        image = tf.cast(image, tf.float32)
+        if augment_images:
+            image = augment(image, image_size)
+        image = image / 255.0
+        return ({"image": image, "key": key[0]} if key else image), label
+
+    data = data.map(finish, num_parallel_calls=tf.data.AUTOTUNE)
+    return data.batch(batch_size, drop_remainder=training).prefetch(tf.data.AUTOTUNE)
+
+
+def input_fn(paths, labels, image_size, batch_size, training, augment_images=False, cache=False, seed=None,
+             keys=None):
+    """An Estimator input_fn over these files."""
+    return lambda: dataset(paths, labels, image_size, batch_size, training, augment_images, cache, seed, keys)

@@ -1,0 +1,98 @@
+"""dogcat.input_fn: both layouts, dirty files, stratified split, decoding, pipeline."""
+
+import logging as py_logging
+import os
+
+import numpy as np
+import pytest
+
+from dogcat import input_fn
+from tests import dogcat_files
+
+
+@pytest.fixture
+def dirty_train(tmp_path):
+    rng = np.random.RandomState(0)
+    train = tmp_path / "train"
+    train.mkdir()
+    for index in range(6):
+        dogcat_files.write_jpeg(str(train / f"{('cat', 'dog')[index % 2]}.{index}.jpg"), dogcat_files.photo(index % 2, rng))
+    dogcat_files.write_png(str(train / "cat.10.jpg"), dogcat_files.photo(0, rng))  # a PNG named .jpg
+    dogcat_files.write_jpeg(str(train / "dog.11.jpg"), dogcat_files.photo(1, rng)[..., :1])  # greyscale
+    (train / "dog.12.jpg").write_bytes(b"")
+    whole = (train / "cat.0.jpg").read_bytes()
+    (train / "cat.13.jpg").write_bytes(whole[: len(whole) // 2])
+    (train / "notes.txt").write_text("not an image")
+    (train / "cat.14.jpg").write_text("plain text with a jpg name")
+    return train
+
+
+def test_kaggle_layout_skips_dirty_files_with_one_warning(dirty_train, caplog):
+    with caplog.at_level(py_logging.WARNING):
+        files = input_fn.list_train(str(dirty_train))
+    names = [os.path.basename(p) for p in files.paths]
+    assert names == ["cat.0.jpg", "cat.10.jpg", "cat.2.jpg", "cat.4.jpg", "dog.1.jpg", "dog.11.jpg",
+                     "dog.3.jpg", "dog.5.jpg"]
+    assert files.labels == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert len(files.skipped) == 4
+    warnings = [r.getMessage() for r in caplog.records if "Left out" in r.getMessage()]
+    assert len(warnings) == 1 and warnings[0].startswith("Left out 4 file(s)")
+    for fragment in ("dog.12.jpg (zero bytes)", "cat.13.jpg (truncated JPEG", "notes.txt (name is neither",
+                     "cat.14.jpg (not a JPEG, PNG, GIF or BMP image)"):
+        assert fragment in warnings[0]
+
+
+def test_class_folder_layout(tmp_path):
+    rng = np.random.RandomState(1)
+    for label, name in enumerate(("cat", "dog")):
+        (tmp_path / name).mkdir()
+        for index in range(3):
+            dogcat_files.write_jpeg(str(tmp_path / name / f"img{index}.jpg"), dogcat_files.photo(label, rng))
+    files = input_fn.list_train(str(tmp_path))
+    assert files.labels == [0, 0, 0, 1, 1, 1]
+    assert all(f"/{('cat', 'dog')[l]}/" in p for p, l in zip(files.paths, files.labels))
+
+
+def test_empty_or_missing_train_folder_is_an_error(tmp_path):
+    with pytest.raises(input_fn.DogCatDataError, match="the train folder does not exist"):
+        input_fn.list_train(str(tmp_path / "train"))
+    (tmp_path / "train").mkdir()
+    with pytest.raises(input_fn.DogCatDataError, match="no usable cat or dog images"):
+        input_fn.list_train(str(tmp_path / "train"))
+
+
+def test_test_folder_keeps_every_id_in_numeric_order(tmp_path):
+    rng = np.random.RandomState(2)
+    for image_id in (10, 2, 1):
+        dogcat_files.write_jpeg(str(tmp_path / f"{image_id}.jpg"), dogcat_files.photo(0, rng))
+    (tmp_path / "7.jpg").write_bytes(b"")
+    files = input_fn.list_test(str(tmp_path))
+    assert files.ids == [1, 2, 7, 10]
+    assert files.paths[2] is None and all(files.paths[i] for i in (0, 1, 3))
+
+
+def test_stratified_split_is_disjoint_and_keeps_both_classes():
+    labels = [0] * 90 + [1] * 10
+    train, validation = input_fn.stratified_split(labels, 0.2, seed=0)
+    assert not set(train) & set(validation) and len(train) + len(validation) == 100
+    assert np.bincount(np.array(labels)[validation]).tolist() == [18, 2]
+    tiny_train, tiny_validation = input_fn.stratified_split([0, 0, 1, 1], 0.2)
+    assert sorted(np.array([0, 0, 1, 1])[tiny_validation]) == [0, 1]
+    assert len(tiny_train) == 2
+
+
+def test_pipeline_decodes_any_format_to_rgb_in_range(dirty_train):
+    files = input_fn.list_train(str(dirty_train))
+    batches = list(input_fn.dataset(files.paths, files.labels, 32, batch_size=3, training=False))
+    images = np.concatenate([b[0].numpy() for b in batches])
+    assert images.shape == (8, 32, 32, 3) and images.dtype == np.float32
+    assert 0.0 <= images.min() and images.max() <= 1.0
+    grey = images[files.paths.index(str(dirty_train / "dog.11.jpg"))]
+    np.testing.assert_allclose(grey[..., 0], grey[..., 2])
+    assert [len(b[1]) for b in batches] == [3, 3, 2]
+    train = input_fn.dataset(files.paths, files.labels, 32, batch_size=4, training=True, augment_images=True,
+                             cache=True, seed=3)
+    augmented, labels = next(iter(train))
+    assert augmented.shape == (4, 32, 32, 3) and labels.shape == (4,)
+    keyed = next(iter(input_fn.dataset(files.paths, files.labels, 16, 8, training=False, keys=range(8))))[0]
+    assert keyed["key"].numpy().tolist() == list(range(8)) and keyed["image"].shape == (8, 16, 16, 3)
