@@ -164,10 +164,13 @@ def generate(data_dir, validation_size=None, url=CIFAR_DOWNLOAD_URL):
     return counts
 
 
-flags.DEFINE_string("data_dir", None, "Where cifar-10-python.tar.gz is (or goes) and the TFRecords go.")
-flags.DEFINE_integer("validation_size", None,
-                     "Training images held out as validation; default data_batch_5 (10,000), 5000 for 45k/5k.",
-                     lower_bound=0)
+def define_flags():
+    """The command's flags, defined only when it runs (tests import this module)."""
+    flags.DEFINE_string("data_dir", None, "Where cifar-10-python.tar.gz is (or goes) and the TFRecords go.")
+    flags.DEFINE_integer("validation_size", None,
+                         "Training images held out as validation; default data_batch_5 (10,000), 5000 for 45k/5k.",
+                         lower_bound=0)
+    flags.mark_flag_as_required("data_dir")
 
 
 def main(argv):
@@ -175,13 +178,10 @@ def main(argv):
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     cli.check_writable_dir("data_dir", FLAGS.data_dir)
     os.makedirs(FLAGS.data_dir, exist_ok=True)
-    try:
-        generate(FLAGS.data_dir, FLAGS.validation_size)
-    except CifarDataError as error:
-        cli.fail(str(error))
+    generate(FLAGS.data_dir, FLAGS.validation_size)
     print("Done!")
 
 
 if __name__ == "__main__":
-    flags.mark_flag_as_required("data_dir")
-    app.run(main)
+    define_flags()
+    app.run(cli.reporting_errors(main, CifarDataError))

@@ -43,12 +43,7 @@ class Cifar10DataSet:
         """The number of records in the subset's files (counted once)."""
         if self._count is None:
             self.check_files()
-            try:
-                self._count = int(tf.data.TFRecordDataset(self.get_filenames()).reduce(
-                    np.int64(0), lambda count, _: count + 1))
-            except tf.errors.DataLossError as error:
-                raise CifarDataError(f"{', '.join(self.get_filenames())}: corrupt TFRecord data ({error.message})") \
-                    from error
+            self._count = sum(count_records(path) for path in self.get_filenames())
         return self._count
 
     def parser(self, serialized_example):
@@ -80,6 +75,22 @@ class Cifar10DataSet:
             dataset = dataset.shuffle(buffer, seed=seed).repeat()
         dataset = dataset.map(self.parser, num_parallel_calls=tf.data.AUTOTUNE)
         return dataset.batch(batch_size, drop_remainder=training).prefetch(tf.data.AUTOTUNE)
+
+
+def count_records(path):
+    """Records in one TFRecord file; CifarDataError naming it if it is corrupt."""
+    try:
+        return int(tf.data.TFRecordDataset(path).reduce(np.int64(0), lambda count, _: count + 1))
+    except tf.errors.DataLossError as error:
+        raise CifarDataError(f"{path}: corrupt TFRecord data ({error.message})") from error
+
+
+def raise_for_corrupt_files(data_dir):
+    """Reads every subset's file to the end; CifarDataError names the first corrupt one."""
+    for subset in SUBSETS:
+        for path in Cifar10DataSet(data_dir, subset).get_filenames():
+            if tf.io.gfile.exists(path):
+                count_records(path)
 
 
 def synthetic_dataset(batch_size, seed=0):

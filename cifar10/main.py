@@ -35,7 +35,8 @@ flags.DEFINE_integer("decay_steps", 10000, "exponential: steps per --decay_rate 
 flags.DEFINE_float("decay_rate", 0.1, "exponential: factor every --decay_steps.", lower_bound=0)
 flags.DEFINE_enum("optimizer", "momentum", list(model_fn.OPTIMIZERS), "momentum SGD (official) or adam.")
 flags.DEFINE_boolean("use_distortion_for_training", True, "Pad, random crop and flip training images.")
-flags.DEFINE_boolean("sync", False, "Synchronous replicas across workers (one host is always synchronous).")
+flags.DEFINE_boolean("sync", False, "Synchronous training across the workers of TF_CONFIG (required there: "
+                     "asynchronous parameter-server training is not supported); one host is always synchronous.")
 flags.DEFINE_float("batch_norm_decay", 0.997, "Decay for batch norm moving averages.", lower_bound=0, upper_bound=1)
 flags.DEFINE_float("batch_norm_epsilon", 1e-5, "Epsilon for batch norm.", lower_bound=0)
 flags.DEFINE_boolean("synthetic_data", False, "Random images of the right shape instead of --data_dir.")
@@ -79,14 +80,15 @@ def main(argv):
     _check_flags()
     plan = cli.setup_devices()
     cli.check_batch_sizes(plan, train_batch_size=FLAGS.train_batch_size, eval_batch_size=FLAGS.eval_batch_size)
+    if cli.num_workers() > 1 and not FLAGS.sync:
+        raise app.UsageError(
+            f"TF_CONFIG names {cli.num_workers()} workers but --sync is off: asynchronous parameter-server "
+            "training is not supported; pass --sync to train synchronously across the workers")
     synthetic = FLAGS.synthetic_data
-    try:
-        train_examples = 50000 if synthetic else input_fn.Cifar10DataSet(FLAGS.data_dir, "train").num_examples_per_epoch()
-        if not synthetic:
-            input_fn.Cifar10DataSet(FLAGS.data_dir, "eval").check_files()
-    except input_fn.CifarDataError as error:
-        cli.fail(str(error))
-    batches_per_epoch = train_examples // FLAGS.train_batch_size
+    train_examples = 50000 if synthetic else input_fn.Cifar10DataSet(FLAGS.data_dir, "train").num_examples_per_epoch()
+    if not synthetic:
+        input_fn.Cifar10DataSet(FLAGS.data_dir, "eval").check_files()
+    batches_per_epoch = train_examples // (FLAGS.train_batch_size * cli.num_workers())
     logging.info("ResNet-%d, %d training images (%d steps per epoch), towers: %s, variables on %s, %s",
                  FLAGS.num_layers, train_examples, batches_per_epoch, ", ".join(plan.tower_devices),
                  plan.variable_strategy, cli.data_format(plan))
@@ -104,7 +106,10 @@ def main(argv):
             estimator, common.TrainSpec(train_input, max_steps=FLAGS.train_steps, hooks=train_hooks),
             common.EvalSpec(eval_input, steps=eval_steps, throttle_secs=0))
     except tf.errors.DataLossError as error:
-        cli.fail(f"corrupt TFRecord data under {FLAGS.data_dir}: {error.message}")
+        input_fn.raise_for_corrupt_files(FLAGS.data_dir)
+        raise input_fn.CifarDataError(f"corrupt TFRecord data under {FLAGS.data_dir}: {error.message}") from error
+    if not cli.is_chief():
+        return
     print(f"Eval accuracy: {results['eval']['accuracy']:.4f} (global step {results['eval']['global_step']})",
           flush=True)
     export_dir = estimator.export_saved_model(os.path.join(FLAGS.job_dir, "export"), _serving_input_receiver_fn)
@@ -112,4 +117,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    app.run(cli.reporting_errors(main, input_fn.CifarDataError))

@@ -27,6 +27,7 @@ GLOBAL_STEP = "global_step"
 OPTIMIZER_PREFIX = "optimizer/"
 RESERVED_MODULE_NAMES = ("optimizer", GLOBAL_STEP)
 _ROOT = "vars"
+_INPUT = "input"
 _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 
 
@@ -120,6 +121,14 @@ def restore(path, variables, names):
         variables[name].assign(reader.get_tensor(checkpoint_key(name)))
 
 
+def restore_input(path, iterator):
+    """Restores a training iterator saved with checkpoint `path`; False if it holds none."""
+    if not any(key.startswith(_INPUT + "/") for key, _ in tf.train.list_variables(path)):
+        return False
+    tf.train.Checkpoint(**{_INPUT: iterator}).read(path).expect_partial()
+    return True
+
+
 @dataclasses.dataclass
 class WarmStartSettings:
     """Initialize matching variables from another model's checkpoint.
@@ -171,17 +180,22 @@ class CheckpointStore:
             return None
         return tf.train.latest_checkpoint(self.model_dir)
 
-    def save(self, step, variables: Dict[str, tf.Variable]):
-        """Writes model.ckpt-<step> holding `variables`; returns its prefix."""
-        if self._manager is None or self._names != tuple(variables):
+    def save(self, step, variables: Dict[str, tf.Variable], iterator=None):
+        """Writes model.ckpt-<step> holding `variables` (and the input iterator's
+        state when given); returns its prefix."""
+        key = (tuple(variables), id(iterator))
+        if self._manager is None or self._names != key:
             tf.io.gfile.makedirs(self.model_dir)
-            checkpoint = tf.train.Checkpoint(**{_ROOT: dict(variables)})
+            tracked = {_ROOT: dict(variables)}
+            if iterator is not None:
+                tracked[_INPUT] = iterator
+            checkpoint = tf.train.Checkpoint(**tracked)
             self._manager = tf.train.CheckpointManager(
                 checkpoint, self.model_dir, max_to_keep=self._max_to_keep,
                 keep_checkpoint_every_n_hours=self._keep_hours,
                 checkpoint_name=CHECKPOINT_NAME,
             )
-            self._names = tuple(variables)
+            self._names = key
         path = self._manager.save(checkpoint_number=step)
         logging.info("Saving checkpoints for %d into %s.", step, os.path.join(self.model_dir, CHECKPOINT_NAME))
         return path

@@ -6,14 +6,18 @@ value stops the program with a message naming the flag and the value, exit
 status 1, and nothing created.
 """
 
+import functools
 import os
 import sys
 
 import tensorflow as tf
-from absl import app, flags
+from absl import app, flags, logging
 
-from common import runtime, towers
+from common import multiworker, runtime, towers
+from common.checkpoints import CheckpointMismatchError
+from common.hooks import NanLossDuringTrainingError
 from common.run_config import RunConfig
+from common.signals import TrainingInterrupted
 
 FLAGS = flags.FLAGS
 
@@ -39,21 +43,41 @@ def define_device_flags():
                          lower_bound=1)
     flags.DEFINE_boolean("jit_compile", False, "Compile the train step with XLA.")
     flags.DEFINE_integer("random_seed", None, "Seed for weights, dropout and data order.")
+    flags.DEFINE_integer("collective_timeout_secs", 600,
+                         "With TF_CONFIG: a cross-host all-reduce waiting this long is an error.", lower_bound=1)
+
+
+_cluster = None
+
+
+def cluster():
+    """The multi-host Cluster from TF_CONFIG (set by setup_devices), or None."""
+    return _cluster
+
+
+def is_chief():
+    return _cluster is None or _cluster.is_chief
+
+
+def num_workers():
+    return 1 if _cluster is None else _cluster.num_workers
 
 
 def setup_devices():
-    """Configures the runtime from the flags and returns the DevicePlan.
+    """Configures the runtime from the flags (and TF_CONFIG) and returns the DevicePlan.
 
     Must run before anything else creates a tensor.
     """
+    global _cluster
     try:
         runtime.configure(FLAGS.cpu_towers, FLAGS.split_gpu, FLAGS.split_gpu_memory_mb,
                           FLAGS.num_intra_threads, FLAGS.num_inter_threads, FLAGS.log_device_placement)
+        _cluster = multiworker.from_tf_config(FLAGS.collective_timeout_secs)
         num_gpus = FLAGS.num_gpus
         if num_gpus is None:
             num_gpus = 0 if FLAGS.cpu_towers else len(tf.config.list_logical_devices("GPU"))
         return towers.make_device_plan(num_gpus, FLAGS.variable_strategy, FLAGS.cpu_towers)
-    except towers.DevicePlanError as error:
+    except (towers.DevicePlanError, multiworker.ClusterConfigError) as error:
         raise app.UsageError(str(error)) from error
 
 
@@ -81,6 +105,8 @@ def check_writable_dir(flag_name, path):
         raise app.UsageError(f"--{flag_name}={path} is a file, not a directory")
     while not os.path.exists(probe):
         probe = os.path.dirname(probe)
+    if not os.path.isdir(probe):
+        raise app.UsageError(f"--{flag_name}={path} cannot be created: {probe} is a file")
     if not os.access(probe, os.W_OK | os.X_OK):
         raise app.UsageError(f"--{flag_name}={path} is not writable ({probe} does not allow writing)")
 
@@ -91,11 +117,30 @@ def check_existing_dir(flag_name, path):
 
 
 def run_config(plan, model_dir, **settings):
-    """A RunConfig carrying the shared flags (loop, XLA, seed, towers)."""
+    """A RunConfig carrying the shared flags (loop, XLA, seed, towers, cluster)."""
     return RunConfig(model_dir=model_dir, steps_per_loop=FLAGS.steps_per_loop, jit_compile=FLAGS.jit_compile,
-                     tf_random_seed=FLAGS.random_seed, device_plan=plan, **settings)
+                     tf_random_seed=FLAGS.random_seed, device_plan=plan, cluster=_cluster, **settings)
 
 
 def fail(message):
     """Stops the program with status 1 and one clear line on stderr."""
     sys.exit(f"ERROR: {message}")
+
+
+def reporting_errors(main, *data_errors):
+    """Wraps a main so that expected failures end the program with one clear
+    line instead of a traceback: a checkpoint of another model, a diverged
+    loss, the package's data errors (status 1), or a stop signal (128 + signal)."""
+
+    @functools.wraps(main)
+    def wrapped(argv):
+        try:
+            return main(argv)
+        except TrainingInterrupted as stop:
+            logging.warning("%s", stop)
+            sys.exit(stop.exit_status)
+        except (CheckpointMismatchError, NanLossDuringTrainingError, multiworker.WorkerLostError,
+                *data_errors) as error:
+            fail(str(error))
+
+    return wrapped

@@ -22,7 +22,7 @@ import keras
 import tensorflow as tf
 from absl import logging
 
-from common import checkpoints, export, hooks as hooks_lib, loops, placement, summaries
+from common import checkpoints, export, hooks as hooks_lib, loops, multiworker, placement, signals, summaries
 from common.registry import ModelRegistry
 from common.run_config import RunConfig
 from common.spec import ModeKeys, check_spec
@@ -90,7 +90,8 @@ class Estimator:
         self._model_vars = []
         self._train_vars = None
         self._last_spec = None
-        self._step = TowerStep(self._call_model_fn, self._plan)
+        self._cluster = self._config.cluster
+        self._step = TowerStep(self._call_model_fn, self._plan, self._cluster)
         self._loops = {}
 
     # ------------------------------------------------------------ properties
@@ -117,6 +118,13 @@ class Estimator:
         if self._registry is None:
             return {}
         return {name: v.device for name, v in self._named_variables(with_optimizer=True).items()}
+
+    def variable_values(self):
+        """{name: numpy value} of every variable as it is in memory now: what this
+        process trained, also on a host that keeps no checkpoint."""
+        if self._registry is None:
+            return {}
+        return {name: v.numpy() for name, v in self._named_variables(with_optimizer=True).items()}
 
     def latest_checkpoint(self):
         return self._store.latest()
@@ -232,7 +240,7 @@ class Estimator:
             names = list(variables) if training else [checkpoints.GLOBAL_STEP] + [t.name for t in self._model_vars]
             checkpoints.restore(path, variables, names)
             return path
-        if training and self._warm_start is not None:
+        if training and self._warm_start is not None and self.is_chief:
             checkpoints.warm_start(self._warm_start, variables, [t.name for t in self._model_vars])
         elif not training:
             logging.warning(
@@ -240,8 +248,8 @@ class Estimator:
                 self.model_dir, "evaluate" if mode == ModeKeys.EVAL else "predict")
         return None
 
-    def _save(self, step):
-        return self._store.save(step, self._named_variables(with_optimizer=True))
+    def _save(self, step, iterator=None):
+        return self._store.save(step, self._named_variables(with_optimizer=True), iterator)
 
     # ----------------------------------------------------------------- input
     def _dataset(self, input_fn, mode):
@@ -289,34 +297,68 @@ class Estimator:
         for name, value in (("steps", steps), ("max_steps", max_steps)):
             if value is not None and value <= 0:
                 raise ValueError(f"Must specify {name} > 0, given: {value}")
+        if self.is_chief:
+            return self._train(input_fn, hooks, steps, max_steps, saving_listeners)
+        with tempfile.TemporaryDirectory(prefix=f"worker{self._cluster.worker_index}_") as scratch:
+            logging.info("Not the chief: checkpoints and summaries go to %s, removed after training.", scratch)
+            chief_store, self._store = self._store, checkpoints.CheckpointStore(scratch)
+            try:
+                return self._train(input_fn, hooks, steps, max_steps, saving_listeners)
+            finally:
+                self._store = chief_store
+
+    @property
+    def is_chief(self):
+        """True unless this is a non-chief host of a multi-host cluster."""
+        return self._cluster is None or self._cluster.is_chief
+
+    def _train(self, input_fn, hooks, steps, max_steps, saving_listeners):
         latest = self._store.latest()
-        if max_steps is not None and latest and checkpoints.step_of(latest) >= max_steps:
+        if self._cluster is None and max_steps is not None and latest and checkpoints.step_of(latest) >= max_steps:
             logging.info("Skipping training since max_steps has already saved.")
             return self
         dataset = self._dataset(input_fn, ModeKeys.TRAIN)
+        if self._cluster is not None:
+            dataset = self._cluster.shard(dataset)
         info = self._probe_dataset(ModeKeys.TRAIN, dataset)
         restored = self._restore(ModeKeys.TRAIN)
+        if self._cluster is not None:
+            self._cluster.broadcast_from_chief(self._named_variables(with_optimizer=True).values())
         start = int(self._registry.global_step.numpy())
         if restored:
             logging.info("Restored %s; resuming training at global step %d.", restored, start)
         last_step = max_steps if max_steps is not None else (start + steps if steps else None)
+        if last_step is not None and start >= last_step:
+            logging.info("Skipping training since max_steps has already saved.")
+            return self
         all_hooks = (self._default_hooks() + list(hooks or ()) + list(info["hooks"])
                      + [hooks_lib.CheckpointSaverHook(self._config.save_checkpoints_steps,
                                                       self._config.save_checkpoints_secs)])
         values = ("loss", "learning_rate") + info["scalars"]
         listeners = list(saving_listeners or ())
+        iterator = iter(dataset)
+        input_state = iterator if self._config.checkpoint_input_pipeline and self._cluster is None else None
+        if input_state is not None and restored:
+            if checkpoints.restore_input(restored, iterator):
+                logging.info("Restored the input pipeline's position from %s.", restored)
+            else:
+                logging.info("%s holds no input pipeline state; the input starts from the beginning.", restored)
 
         def save(step, initial):
-            self._save(step)
+            path = self._save(step, input_state)
             for listener in listeners if not initial else ():
                 listener.after_save(self, step)
+            return path
 
-        writer = tf.summary.create_file_writer(self.model_dir)
+        output_dir = self._store.model_dir
+        writer = tf.summary.create_file_writer(output_dir)
         context = hooks_lib.RunContext(
-            self.model_dir, values + ("global_step",), start, writer, save,
+            output_dir, values + ("global_step",), start, writer, save,
             lambda: checkpoints.step_of(self._store.latest()) if self._store.latest() else None)
         try:
-            final_loss = self._run_train_loop(dataset, all_hooks, context, values, start, last_step)
+            with signals.StopRequests() as stop_requests:
+                final_loss = self._run_train_loop(iterator, all_hooks, context, values, start, last_step,
+                                                  stop_requests)
         finally:
             writer.close()
         logging.info("Loss for final step: %s.", final_loss)
@@ -329,11 +371,10 @@ class Estimator:
                 values, self._config.jit_compile)
         return self._loops["train"]
 
-    def _run_train_loop(self, dataset, all_hooks, context, values, start, last_step):
+    def _run_train_loop(self, iterator, all_hooks, context, values, start, last_step, stop_requests):
         for hook in all_hooks:
             hook.begin(context)
         loop = self._train_loop(values)
-        iterator = iter(dataset)
         step, exhausted, final_loss = start, False, None
         while not (context.stop_requested or exhausted or (last_step is not None and step >= last_step)):
             count = self._config.steps_per_loop
@@ -346,7 +387,7 @@ class Estimator:
             wanted = set()
             for hook in all_hooks:
                 wanted.update(hook.before_step(step))
-            with self._registry.model_fn_scope():
+            with self._registry.model_fn_scope(), multiworker.reporting_lost_workers(self._cluster):
                 ran, exhausted, outputs = loop(iterator, tf.constant(count, tf.int32))
             exhausted = bool(exhausted)
             if int(ran) == 0:
@@ -357,6 +398,11 @@ class Estimator:
             final_loss = outputs["loss"].numpy()
             for hook in all_hooks:
                 hook.after_step(step, fetched, context)
+            if stop_requests.received is not None:
+                latest = self._store.latest()
+                saved = latest if latest and checkpoints.step_of(latest) == step else context.save_checkpoint(
+                    step, initial=True)
+                raise signals.TrainingInterrupted(stop_requests.received, step, saved)
         for hook in all_hooks:
             hook.end(step, context)
         return final_loss

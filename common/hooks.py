@@ -57,7 +57,7 @@ class RunContext:
         is not announced to saving listeners, which evaluate trained states."""
         if self._save_checkpoint is None:
             raise RuntimeError("checkpoints can only be saved during training")
-        self._save_checkpoint(step, initial)
+        return self._save_checkpoint(step, initial)
 
     def latest_checkpoint_step(self):
         return self._latest_checkpoint_step() if self._latest_checkpoint_step else None

@@ -17,6 +17,10 @@ class RunConfig:
 
     When neither `save_checkpoints_steps` nor `save_checkpoints_secs` is given,
     checkpoints are saved every 600 seconds, as tf.estimator did.
+    checkpoint_input_pipeline: also save the training iterator's position
+    (shuffle buffers included) with each checkpoint and restore it on resume,
+    as TF1's CheckpointInputPipelineHook did, so a resumed run sees exactly
+    the batches an uninterrupted one would. Checkpoints grow by the buffers.
     """
 
     model_dir: Optional[str] = None
@@ -30,6 +34,8 @@ class RunConfig:
     steps_per_loop: int = 1
     jit_compile: bool = False
     device_plan: Optional[towers.DevicePlan] = None
+    checkpoint_input_pipeline: bool = False
+    cluster: Optional[object] = None  # a common.multiworker.Cluster: training across hosts
 
     def __post_init__(self):
         if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:

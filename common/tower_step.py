@@ -52,9 +52,10 @@ class TowerStep:
     inside the Estimator's registry scope.
     """
 
-    def __init__(self, call_model_fn: Callable, plan: towers.DevicePlan):
+    def __init__(self, call_model_fn: Callable, plan: towers.DevicePlan, cluster=None):
         self._call = call_model_fn
         self._plan = plan
+        self._cluster = cluster
 
     # ----------------------------------------------------------------- train
     def _tower_train(self, features, labels, variables: TrainVariables):
@@ -95,11 +96,14 @@ class TowerStep:
                     statistics.setdefault(var_index, []).append(new_value)
                 else:
                     tracked.variable.assign(new_value)
-        for var_index, values in statistics.items():
-            variable = variables.stateful[var_index].variable
-            with tf.device(variable.device):
-                variable.assign(tf.math.add_n(values) / len(values))
+        statistics = {index: self._mean_on(variables.stateful[index].variable.device, values)
+                      for index, values in statistics.items()}
         grads = towers.average_gradients(tower_grads, [t.variable for t in variables.trainable])
+        loss = self._mean_on(plan.consolidation_device, losses)
+        if self._cluster is not None:
+            grads, statistics, loss = self._reduce_across_hosts(grads, statistics, loss)
+        for index, value in statistics.items():
+            variables.stateful[index].variable.assign(value)
         optimizer = variables.optimizer
         with tf.device(plan.consolidation_device):
             if learning_rate is not None:
@@ -109,10 +113,27 @@ class TowerStep:
                      for g, t in zip(grads, variables.trainable) if g is not None]
             optimizer.apply([g for g, _ in pairs], [v for _, v in pairs])
             variables.global_step.assign_add(1)
-            outputs = {"loss": tf.math.add_n(losses) / len(losses), "learning_rate": reported_lr}
+            outputs = {"loss": loss, "learning_rate": reported_lr}
             for name in tower_scalars[0]:
                 outputs[name] = tf.math.add_n([s[name] for s in tower_scalars]) / len(tower_scalars)
         return outputs
+
+    @staticmethod
+    def _mean_on(device, values):
+        with tf.device(device):
+            return tf.math.add_n(values) / len(values)
+
+    def _reduce_across_hosts(self, grads, statistics, loss):
+        """The mean over hosts of the per-host gradients, statistics and loss."""
+        present = [i for i, g in enumerate(grads) if g is not None]
+        keys = sorted(statistics)
+        reduced = self._cluster.all_reduce(
+            [tf.convert_to_tensor(grads[i]) for i in present] + [statistics[k] for k in keys] + [loss])
+        grads = list(grads)
+        for position, index in enumerate(present):
+            grads[index] = reduced[position]
+        statistics = dict(zip(keys, reduced[len(present):len(present) + len(keys)]))
+        return grads, statistics, reduced[-1]
 
     # ------------------------------------------------------------------ eval
     def eval_step(self, batch):

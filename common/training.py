@@ -69,7 +69,8 @@ class _EvaluateAfterSave:
 
 
 def train_and_evaluate(estimator, train_spec, eval_spec):
-    """Trains and evaluates; returns {eval name: final metrics dict}.
+    """Trains and evaluates; returns {eval name: final metrics dict} ({} on a
+    non-chief host of a cluster).
 
     eval_spec may be one EvalSpec or a list of them with distinct names;
     each writes its summaries to model_dir/eval_<name> (model_dir/eval when
@@ -80,6 +81,9 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
     if len(set(keys)) != len(keys):
         raise ValueError(f"EvalSpecs need distinct names, got {keys}")
     listener = _EvaluateAfterSave(eval_specs)
+    if not estimator.is_chief:  # across hosts, the chief alone evaluates
+        estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=train_spec.max_steps)
+        return {}
     estimator.train(train_spec.input_fn, hooks=train_spec.hooks,
                     max_steps=train_spec.max_steps, saving_listeners=[listener])
     latest = estimator.latest_checkpoint()

@@ -13,8 +13,8 @@ import tensorflow as tf
 from absl import app, flags, logging
 
 import common
-from common import atomic, cli, hooks
-from dogcat import input_fn, model_fn
+from common import cli, hooks
+from dogcat import input_fn, model_fn, submission
 
 FLAGS = flags.FLAGS
 
@@ -38,13 +38,6 @@ flags.DEFINE_float("clip", 0.005, "Clip submitted probabilities to [clip, 1 - cl
 flags.DEFINE_integer("eval_every_steps", 500, "Checkpoint and validate every this many steps.", lower_bound=1)
 flags.DEFINE_string("submission", None, "Where to write submission.csv (default: model_dir/submission.csv).")
 cli.define_device_flags()
-
-
-def write_submission(path, ids, probabilities, clip):
-    """id,label rows sorted by numeric id, labels clipped; written atomically."""
-    order = np.argsort(ids, kind="stable")
-    rows = ["id,label"] + [f"{ids[i]},{float(np.clip(probabilities[i], clip, 1 - clip)):.6f}" for i in order]
-    atomic.write_text(path, "\n".join(rows) + "\n")
 
 
 def predict_test(estimator, test):
@@ -73,10 +66,7 @@ def main(argv):
         raise app.UsageError(f"--backbone_weights={FLAGS.backbone_weights} does not exist")
     plan = cli.setup_devices()
     cli.check_batch_sizes(plan, train_batch_size=FLAGS.train_batch_size, eval_batch_size=FLAGS.eval_batch_size)
-    try:
-        train = input_fn.list_train(os.path.join(FLAGS.data_dir, "train"))
-    except input_fn.DogCatDataError as error:
-        cli.fail(str(error))
+    train = input_fn.list_train(os.path.join(FLAGS.data_dir, "train"))
     train_idx, val_idx = input_fn.stratified_split(train.labels, FLAGS.validation_fraction, FLAGS.random_seed or 0)
     paths, labels = np.array(train.paths), np.array(train.labels)
     logging.info("%d training and %d validation images (%d dogs in all), towers: %s",
@@ -98,18 +88,21 @@ def main(argv):
             input_fn.input_fn(paths[val_idx], labels[val_idx], FLAGS.image_size, FLAGS.eval_batch_size,
                               training=False, cache=FLAGS.cache_images),
             steps=None, name="validation", throttle_secs=0)
-        results = common.train_and_evaluate(estimator, train_spec, eval_spec)["validation"]
-        print(f"Validation accuracy: {results['accuracy']:.4f}, log loss: {results['log_loss']:.4f} "
-              f"on {len(val_idx)} images (global step {results['global_step']})", flush=True)
+        results = common.train_and_evaluate(estimator, train_spec, eval_spec).get("validation")
+        if results:
+                print(f"Validation accuracy: {results['accuracy']:.4f}, log loss: {results['log_loss']:.4f} "
+                  f"on {len(val_idx)} images (global step {results['global_step']})", flush=True)
     else:
         estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=FLAGS.train_steps)
+    if not cli.is_chief():
+        return
 
     test_dir = os.path.join(FLAGS.data_dir, "test")
     if tf.io.gfile.isdir(test_dir):
         test = input_fn.list_test(test_dir)
-        submission = FLAGS.submission or os.path.join(FLAGS.model_dir, "submission.csv")
-        write_submission(submission, test.ids, predict_test(estimator, test), FLAGS.clip)
-        print(f"Submission: {submission} ({len(test.ids)} rows)", flush=True)
+        path = FLAGS.submission or os.path.join(FLAGS.model_dir, "submission.csv")
+        submission.write(path, test.ids, predict_test(estimator, test), FLAGS.clip)
+        print(f"Submission: {path} ({len(test.ids)} rows)", flush=True)
     receiver = common.build_raw_serving_input_receiver_fn(
         {"image": tf.TensorSpec([None, FLAGS.image_size, FLAGS.image_size, 3], tf.float32)})
     print(f"SavedModel: {estimator.export_saved_model(os.path.join(FLAGS.model_dir, 'export'), receiver)}", flush=True)
@@ -117,4 +110,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flag_as_required("data_dir")
-    app.run(main)
+    app.run(cli.reporting_errors(main, input_fn.DogCatDataError))

@@ -26,17 +26,19 @@ flags.DEFINE_string("model_dir", os.path.join(tempfile.gettempdir(), "mnist_mode
 flags.DEFINE_integer("train_steps", 2000, "Global steps to train to.", lower_bound=1)
 flags.DEFINE_integer("train_batch_size", 128, "Global training batch (split over the towers).", lower_bound=1)
 flags.DEFINE_integer("eval_batch_size", 500, "Global evaluation batch.", lower_bound=1)
-flags.DEFINE_float("learning_rate", 1e-3, "Initial learning rate.", lower_bound=0)
+flags.DEFINE_float("learning_rate", 3e-3, "Initial learning rate.", lower_bound=0)
 flags.DEFINE_enum("optimizer", "adam", list(model_fn.OPTIMIZERS), "adam or momentum SGD.")
 flags.DEFINE_float("momentum", 0.9, "Momentum for --optimizer=momentum.", lower_bound=0)
 flags.DEFINE_enum("lr_schedule", "exponential", list(schedules.SCHEDULES), "Learning-rate schedule.")
 flags.DEFINE_integer("decay_steps", 1000, "exponential: steps per decay_rate factor.", lower_bound=1)
-flags.DEFINE_float("decay_rate", 0.2, "exponential: the factor every decay_steps.", lower_bound=0)
+flags.DEFINE_float("decay_rate", 0.1, "exponential: the factor every decay_steps.", lower_bound=0)
 flags.DEFINE_list("lr_boundaries", [], "piecewise: steps where the rate changes.")
 flags.DEFINE_list("lr_multipliers", [], "piecewise: learning_rate multipliers, one more than boundaries.")
 flags.DEFINE_float("validation_fraction", 0.2, "Share of the training file held out for validation.",
                    lower_bound=0, upper_bound=0.99)
-flags.DEFINE_integer("eval_every_steps", 500, "Checkpoint and validate every this many steps.", lower_bound=1)
+flags.DEFINE_integer("max_shift", 0, "Move training images by up to this many pixels.", lower_bound=0)
+flags.DEFINE_float("label_smoothing", 0.0, "Label smoothing of the cross-entropy.", lower_bound=0, upper_bound=1)
+flags.DEFINE_integer("eval_every_steps", 1000, "Checkpoint and validate every this many steps.", lower_bound=1)
 cli.define_device_flags()
 
 
@@ -65,17 +67,14 @@ def main(argv):
     schedule = _schedule_params()
     plan = cli.setup_devices()
     cli.check_batch_sizes(plan, train_batch_size=FLAGS.train_batch_size, eval_batch_size=FLAGS.eval_batch_size)
-    try:
-        data = input_fn.load(FLAGS.data_dir)
-    except input_fn.MnistDataError as error:
-        cli.fail(str(error))
+    data = input_fn.load(FLAGS.data_dir)
     splits = input_fn.subsets(data, FLAGS.validation_fraction, seed=FLAGS.random_seed or 0)
     logging.info("Data from %s: %d train, %d validation, %d test images of %s, %d classes; towers: %s",
                  data.source, len(splits["train"][1]), len(splits["validation"][1]), len(splits["test"][1]),
                  "x".join(map(str, data.image_shape)), data.num_classes, ", ".join(plan.tower_devices))
 
     params = dict(schedule, num_classes=data.num_classes, data_format=cli.data_format(plan),
-                  optimizer=FLAGS.optimizer, momentum=FLAGS.momentum)
+                  optimizer=FLAGS.optimizer, momentum=FLAGS.momentum, label_smoothing=FLAGS.label_smoothing)
     config = cli.run_config(plan, FLAGS.model_dir, save_checkpoints_steps=FLAGS.eval_every_steps)
     estimator = common.Estimator(model_fn.model_fn, config=config, params=params)
     train_hooks = [
@@ -83,7 +82,8 @@ def main(argv):
         hooks.LoggingTensorHook(["learning_rate", "loss"], every_n_iter=100),
     ]
     train_spec = common.TrainSpec(
-        input_fn.input_fn(*splits["train"], FLAGS.train_batch_size, training=True, seed=FLAGS.random_seed),
+        input_fn.input_fn(*splits["train"], FLAGS.train_batch_size, training=True, seed=FLAGS.random_seed,
+                          max_shift=FLAGS.max_shift),
         max_steps=FLAGS.train_steps, hooks=train_hooks)
     eval_specs = []
     if len(splits["validation"][1]):
@@ -94,6 +94,8 @@ def main(argv):
         common.train_and_evaluate(estimator, train_spec, eval_specs)
     else:
         estimator.train(train_spec.input_fn, hooks=train_hooks, max_steps=FLAGS.train_steps)
+    if not cli.is_chief():
+        return
 
     test = estimator.evaluate(input_fn.input_fn(*splits["test"], FLAGS.eval_batch_size, training=False), name="test")
     print(f"Test accuracy: {test['accuracy']:.4f} on {len(splits['test'][1])} images "
@@ -105,4 +107,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(main)
+    app.run(cli.reporting_errors(main, input_fn.MnistDataError))

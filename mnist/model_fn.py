@@ -4,7 +4,7 @@ Conv 5x5x32 relu, max-pool 2, Conv 5x5x64 relu, max-pool 2, Dense 1024
 relu, Dropout 0.5, Dense classes: the network of TensorFlow's original
 MNIST estimator tutorial.
 
-params: num_classes, data_format, optimizer ("adam" | "momentum"),
+params: num_classes, data_format, label_smoothing, optimizer ("adam" | "momentum"),
 learning_rate, momentum, lr_schedule ("constant" | "exponential" |
 "piecewise") with decay_steps, decay_rate, lr_boundaries, lr_multipliers.
 """
@@ -60,7 +60,9 @@ def model_fn(features, labels, mode, params):
     predictions = {"classes": tf.argmax(logits, axis=1), "probabilities": tf.nn.softmax(logits)}
     if mode == common.ModeKeys.PREDICT:
         return common.EstimatorSpec(mode, predictions=predictions)
-    loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+    smoothing = params.get("label_smoothing", 0.0)
+    targets = tf.one_hot(labels, params["num_classes"]) * (1 - smoothing) + smoothing / params["num_classes"]
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=targets, logits=logits))
     learning_rate = learning_rate_schedule(params)(common.get_global_step())
     optimizer = common.get_optimizer(
         lambda: make_optimizer(params.get("optimizer", "adam"), params.get("momentum", 0.9)))

@@ -9,7 +9,7 @@ import numpy as np
 import tensorflow as tf
 
 import common
-from dogcat import input_fn, main, model_fn
+from dogcat import input_fn, model_fn, submission
 from tests import dogcat_files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def test_submission_rows_are_sorted_and_clipped(tmp_path):
     path = str(tmp_path / "submission.csv")
-    main.write_submission(path, [10, 2, 1], np.array([0.9999, 0.5, 0.0]), 0.005)
+    submission.write(path, [10, 2, 1], np.array([0.9999, 0.5, 0.0]), 0.005)
     with open(path) as f:
         rows = list(csv.reader(f))
     assert rows == [["id", "label"], ["1", "0.005000"], ["2", "0.500000"], ["10", "0.995000"]]

@@ -74,15 +74,17 @@ def test_bad_flags_fail_before_anything_is_written(sample_dir, tmp_path, flag, m
 
 
 def test_unwritable_model_dir_is_refused(sample_dir, tmp_path):
-    if os.geteuid() == 0:
-        target = "/proc/mnist_model"  # not writable even for root
-    else:
+    (tmp_path / "a_file").write_text("x")
+    result = run_main(f"--data_dir={sample_dir}", f"--model_dir={tmp_path / 'a_file' / 'model'}")
+    assert result.returncode == 1
+    assert f"--model_dir={tmp_path / 'a_file' / 'model'} cannot be created: {tmp_path / 'a_file'} is a file" \
+        in result.stderr
+    if os.geteuid() != 0:  # root may write anywhere
         locked = tmp_path / "locked"
         locked.mkdir(mode=0o500)
-        target = str(locked / "model")
-    result = run_main(f"--data_dir={sample_dir}", f"--model_dir={target}")
-    assert result.returncode == 1
-    assert f"--model_dir={target} is not writable" in result.stderr
+        result = run_main(f"--data_dir={sample_dir}", f"--model_dir={locked / 'model'}")
+        assert result.returncode == 1
+        assert f"--model_dir={locked / 'model'} is not writable" in result.stderr
 
 
 def test_corrupt_data_file_is_named(tmp_path):

@@ -1,0 +1,150 @@
+"""Training across hosts with TF_CONFIG, on tf.distribute.MultiWorkerMirroredStrategy.
+
+Each host (a `chief` or `worker` task of TF_CONFIG) runs its towers as on
+one machine and averages their gradients; the per-host averages are then
+all-reduced across hosts with the strategy's collective all-reduce
+(MultiWorkerMirroredStrategy, one CPU replica per host), so every host
+applies the same update. The towers stay ours rather than becoming the
+strategy's local replicas: that keeps one code path for one host and many,
+keeps --variable_strategy, and puts only one all-reduce per step on the
+network. Batch-norm statistics and the reported loss are all-reduced too,
+and before training every variable is broadcast from the chief, so hosts
+start and stay identical.
+
+Input: each host reads the whole input_fn and keeps every N-th batch
+(batch i goes to host i mod N), so per-host input pipelines must yield the
+same batch sequence (seed their shuffles). The global batch is the per-host
+batch times the number of hosts; the global step counts global batches.
+Only the chief writes to model_dir; the others write to a temporary
+directory they remove when training ends.
+"""
+
+import contextlib
+import dataclasses
+import json
+import os
+
+import tensorflow as tf
+from absl import logging
+
+TASK_TYPES = ("chief", "worker")
+
+
+class ClusterConfigError(ValueError):
+    """TF_CONFIG that does not describe a chief/worker cluster this task belongs to."""
+
+
+class WorkerLostError(RuntimeError):
+    """A collective operation failed: another host died or cannot be reached."""
+
+
+@dataclasses.dataclass
+class Cluster:
+    strategy: tf.distribute.Strategy
+    task_type: str
+    task_id: int
+    num_workers: int
+
+    @property
+    def is_chief(self):
+        return self.worker_index == 0
+
+    @property
+    def worker_index(self):
+        """0 for the chief, then the workers in order."""
+        has_chief = "chief" in self.strategy.cluster_resolver.cluster_spec().jobs
+        if self.task_type == "chief":
+            return 0
+        return self.task_id + (1 if has_chief else 0)
+
+    def shard(self, dataset):
+        """This host's batches: every num_workers-th, starting at its index."""
+        return dataset.shard(self.num_workers, self.worker_index)
+
+    def all_reduce(self, values, op=tf.distribute.ReduceOp.MEAN):
+        """The cross-host reduction of a list of tensors (inside or outside tf.function)."""
+        values = list(values)
+        groups = {}
+        for index, value in enumerate(values):  # one packed collective per dtype
+            groups.setdefault(value.dtype, []).append(index)
+
+        def reduce(*tensors):
+            context = tf.distribute.get_replica_context()
+            # identity places each tensor on the replica's device, which the
+            # collective takes as its destination
+            tensors = [tf.identity(t) for t in tensors]
+            reduced = [None] * len(tensors)
+            for indices in groups.values():
+                for index, value in zip(indices, context.all_reduce(op, [tensors[i] for i in indices])):
+                    reduced[index] = value
+            return reduced
+
+        with self.strategy.scope():
+            return self.strategy.run(reduce, args=tuple(values))
+
+    def broadcast_from_chief(self, variables):
+        """Gives every host the chief's values of `variables`."""
+        variables = list(variables)
+        chief = self.is_chief
+
+        @tf.function
+        def sync():
+            shares = [tf.identity(v) if chief else tf.zeros_like(v) for v in variables]
+            for variable, value in zip(variables, self.all_reduce(shares, tf.distribute.ReduceOp.SUM)):
+                variable.assign(value)
+
+        sync()
+
+
+_COLLECTIVE_FAILURES = (tf.errors.UnavailableError, tf.errors.DeadlineExceededError,
+                        tf.errors.CancelledError, tf.errors.InternalError, tf.errors.AbortedError)
+
+
+@contextlib.contextmanager
+def reporting_lost_workers(cluster):
+    """Turns a failed collective into WorkerLostError (no-op on one host)."""
+    if cluster is None:
+        yield
+        return
+    try:
+        yield
+    except _COLLECTIVE_FAILURES as error:
+        raise WorkerLostError(
+            f"{cluster.task_type}:{cluster.task_id} lost contact with the other hosts "
+            f"({type(error).__name__}: {error.message.splitlines()[0] if error.message else ''}). "
+            "Restart every worker with the same command to resume from the chief's last checkpoint.") from error
+
+
+def from_tf_config(timeout_seconds=600):
+    """A Cluster from the TF_CONFIG environment variable, or None on one host.
+
+    Must run before TensorFlow starts its runtime (it starts the gRPC server).
+    timeout_seconds bounds every collective, so a lost host is an error, not
+    a hang.
+    """
+    raw = os.environ.get("TF_CONFIG")
+    if not raw:
+        return None
+    try:
+        config = json.loads(raw)
+        cluster, task = config.get("cluster", {}), config.get("task", {})
+        task_type, task_id = task.get("type"), int(task.get("index", 0))
+    except (ValueError, AttributeError, TypeError) as error:
+        raise ClusterConfigError(f"TF_CONFIG is not valid JSON with cluster and task: {error}") from error
+    unknown = sorted(set(cluster) - set(TASK_TYPES))
+    if unknown:
+        raise ClusterConfigError(
+            f"TF_CONFIG has {unknown} tasks; only synchronous chief/worker clusters are supported "
+            "(asynchronous parameter-server training is not)")
+    num_workers = sum(len(cluster.get(t, [])) for t in TASK_TYPES)
+    if num_workers <= 1:
+        return None
+    if task_type not in TASK_TYPES or not 0 <= task_id < len(cluster.get(task_type, [])):
+        raise ClusterConfigError(f"TF_CONFIG task {task} is not one of the cluster's tasks {cluster}")
+    resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
+        tf.train.ClusterSpec(cluster), task_type=task_type, task_id=task_id, num_accelerators={},
+        rpc_layer="grpc")
+    options = tf.distribute.experimental.CommunicationOptions(timeout_seconds=timeout_seconds)
+    strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=resolver, communication_options=options)
+    logging.info("Worker %s:%d of %d hosts", task_type, task_id, num_workers)
+    return Cluster(strategy, task_type, task_id, num_workers)

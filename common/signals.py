@@ -1,0 +1,56 @@
+"""Graceful stop on SIGTERM / SIGINT during training.
+
+The first signal asks the train loop to stop at the end of the compiled loop
+in flight; the Estimator then saves a checkpoint at that step and raises
+TrainingInterrupted, whose exit_status (128 + signal number: 143 for
+SIGTERM, 130 for SIGINT) the mains exit with, as schedulers expect. A second
+signal kills the process at once with the default action.
+"""
+
+import os
+import signal
+import threading
+
+from absl import logging
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class TrainingInterrupted(Exception):
+    """Training stopped on a signal after saving a checkpoint at `step`."""
+
+    def __init__(self, signum, step, checkpoint):
+        name = signal.Signals(signum).name
+        super().__init__(f"Stopped by {name} at global step {step}; saved {checkpoint}. "
+                         "Run the same command again to resume.")
+        self.signum = signum
+        self.step = step
+        self.exit_status = 128 + signum
+
+
+class StopRequests:
+    """While entered (in the main thread), records the first stop signal."""
+
+    def __init__(self):
+        self.received = None
+        self._previous = {}
+
+    def _handle(self, signum, frame):
+        if self.received is not None:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        self.received = signum
+        logging.warning("Received %s: saving a checkpoint at the end of this loop, then stopping "
+                        "(send it again to exit at once).", signal.Signals(signum).name)
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for signum in STOP_SIGNALS:
+                self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc_info):
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        self._previous.clear()

@@ -1,0 +1,95 @@
+"""Two worker processes on 127.0.0.1: synchronous, identical, equal to one process on the union."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def free_ports(count):
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def launch(tmp_path, task=None, cluster=None, *flags):
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    env.pop("TF_CONFIG", None)
+    if task:
+        env["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": task[0], "index": task[1]}})
+    return subprocess.Popen([sys.executable, "-m", "tests.multiworker_job", *flags], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.fixture
+def processes():
+    started = []
+    yield started
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+
+
+def load(path):
+    with np.load(path) as archive:
+        return {k.replace("|", "/"): archive[k] for k in archive.files}
+
+
+def test_two_workers_stay_identical_and_equal_one_process_on_both_batches(tmp_path, processes):
+    chief_port, worker_port = free_ports(2)
+    cluster = {"chief": [f"127.0.0.1:{chief_port}"], "worker": [f"127.0.0.1:{worker_port}"]}
+    model_dir = tmp_path / "model"
+    for task, dump in ((("chief", 0), "chief.npz"), (("worker", 0), "worker.npz")):
+        processes.append(launch(tmp_path, task, cluster, f"--model_dir={model_dir}", f"--dump={tmp_path / dump}"))
+    outputs = [p.communicate(timeout=100) for p in processes]
+    for process, (out, err) in zip(processes, outputs):
+        assert process.returncode == 0, err[-3000:]
+    reference = launch(tmp_path, None, None, f"--model_dir={tmp_path / 'single'}", "--batch_size=32",
+                       f"--dump={tmp_path / 'single.npz'}")
+    processes.append(reference)
+    out, err = reference.communicate(timeout=100)
+    assert reference.returncode == 0, err[-3000:]
+
+    chief, worker, single = (load(tmp_path / f) for f in ("chief.npz", "worker.npz", "single.npz"))
+    assert chief.keys() == worker.keys() == single.keys()
+    assert int(chief["global_step"]) == 6
+    for name in chief:
+        np.testing.assert_array_equal(chief[name], worker[name], err_msg=name)
+        np.testing.assert_allclose(chief[name], single[name], rtol=1e-5, atol=1e-6, err_msg=name)
+
+    scratch = outputs[1][1].split("checkpoints and summaries go to ")[1].split(",")[0]
+    assert not os.path.exists(scratch)
+    assert len(list(model_dir.glob("events.out.tfevents.*"))) == 1
+    assert sorted(int(p.name.split("-")[1].split(".")[0]) for p in model_dir.glob("model.ckpt-*.index")) == [0, 2, 4, 6]
+
+
+def test_a_dead_worker_makes_the_chief_fail_with_a_clear_error(tmp_path, processes):
+    chief_port, worker_port = free_ports(2)
+    cluster = {"chief": [f"127.0.0.1:{chief_port}"], "worker": [f"127.0.0.1:{worker_port}"]}
+    common = (f"--model_dir={tmp_path / 'model'}", "--train_steps=1000000", "--collective_timeout_secs=15")
+    chief = launch(tmp_path, ("chief", 0), cluster, *common)
+    worker = launch(tmp_path, ("worker", 0), cluster, *common)
+    processes.extend([chief, worker])
+    deadline = time.time() + 90
+    while not list((tmp_path / "model").glob("model.ckpt-4.index")):
+        assert time.time() < deadline and chief.poll() is None, "training did not start"
+        time.sleep(0.2)
+    worker.send_signal(signal.SIGKILL)
+    killed = time.time()
+    out, err = chief.communicate(timeout=120)
+    assert chief.returncode == 1
+    assert "lost contact with the other hosts" in err
+    assert time.time() - killed < 90
