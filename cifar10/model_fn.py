@@ -48,7 +48,7 @@ def model_fn(features, labels, mode, params):
     net = common.get_module("resnet", lambda: resnet.ResNetCifar10(
         params["num_layers"], data_format=params["data_format"],
         batch_norm_decay=params["batch_norm_decay"], batch_norm_epsilon=params["batch_norm_epsilon"]).build())
-    logits = net(images, training=mode == common.ModeKeys.TRAIN)
+    logits = tf.cast(net(images, training=mode == common.ModeKeys.TRAIN), tf.float32)
     predictions = {"classes": tf.argmax(logits, axis=1), "probabilities": tf.nn.softmax(logits)}
     if mode == common.ModeKeys.PREDICT:
         return common.EstimatorSpec(mode, predictions=predictions)

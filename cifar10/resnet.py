@@ -6,11 +6,15 @@ shortcut of a block that changes size is the official example's "plan A":
 average-pool to the new size and zero-pad the channels. Convolutions with
 stride 2 pad explicitly (1 pixel each side) before a VALID convolution, as
 the official model_base did. Inputs are HWC images in [0, 255]; the model
-scales them to x/128 - 1 and transposes to NCHW itself when asked.
+scales them to x/128 - 1 and transposes to NCHW itself when asked. Batch
+norm is the fused kernel (common.fused_batch_norm), as the official
+example's fused=True.
 """
 
 import keras
 import tensorflow as tf
+
+from common.fused_batch_norm import FusedBatchNormalization
 
 layers = keras.layers
 FILTERS = (16, 32, 64)
@@ -27,13 +31,14 @@ class ResNetCifar10:
     """Builds the functional model; one instance per configuration."""
 
     def __init__(self, num_layers, num_classes=10, data_format="channels_last",
-                 batch_norm_decay=0.997, batch_norm_epsilon=1e-5):
+                 batch_norm_decay=0.997, batch_norm_epsilon=1e-5, fused_batch_norm=True):
         self.n = check_num_layers(num_layers)
         self.num_classes = num_classes
         self.data_format = data_format
         self.channel_axis = 1 if data_format == "channels_first" else -1
         self.bn_decay = batch_norm_decay
         self.bn_epsilon = batch_norm_epsilon
+        self.batch_norm = FusedBatchNormalization if fused_batch_norm else layers.BatchNormalization
 
     def _conv(self, x, filters, kernel_size, strides, name):
         padding = "same"
@@ -46,8 +51,7 @@ class ResNetCifar10:
                              data_format=self.data_format, name=name)(x)
 
     def _batch_norm(self, x, name):
-        return layers.BatchNormalization(axis=self.channel_axis, momentum=self.bn_decay,
-                                         epsilon=self.bn_epsilon, name=name)(x)
+        return self.batch_norm(axis=self.channel_axis, momentum=self.bn_decay, epsilon=self.bn_epsilon, name=name)(x)
 
     def _shortcut(self, x, in_filters, out_filters, stride, name):
         if in_filters == out_filters:

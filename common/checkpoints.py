@@ -82,7 +82,8 @@ def step_of(path):
 
 
 def _describe(names, limit=10):
-    names = sorted(names)
+    """The first `limit` names, model variables before optimizer state."""
+    names = sorted(names, key=lambda name: (name.startswith(OPTIMIZER_PREFIX), name))
     more = f" and {len(names) - limit} more" if len(names) > limit else ""
     return ", ".join(names[:limit]) + more
 

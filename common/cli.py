@@ -13,7 +13,7 @@ import sys
 import tensorflow as tf
 from absl import app, flags, logging
 
-from common import multiworker, runtime, towers
+from common import multiworker, precision, runtime, towers
 from common.checkpoints import CheckpointMismatchError
 from common.hooks import NanLossDuringTrainingError
 from common.run_config import RunConfig
@@ -43,6 +43,8 @@ def define_device_flags():
                          lower_bound=1)
     flags.DEFINE_boolean("jit_compile", False, "Compile the train step with XLA.")
     flags.DEFINE_integer("random_seed", None, "Seed for weights, dropout and data order.")
+    flags.DEFINE_enum("dtype", "float32", list(precision.DTYPES),
+                      "Compute dtype: float32, or mixed bfloat16 / float16 (with loss scaling), for GPUs.")
     flags.DEFINE_integer("collective_timeout_secs", 600,
                          "With TF_CONFIG: a cross-host all-reduce waiting this long is an error.", lower_bound=1)
 
@@ -72,6 +74,7 @@ def setup_devices():
     try:
         runtime.configure(FLAGS.cpu_towers, FLAGS.split_gpu, FLAGS.split_gpu_memory_mb,
                           FLAGS.num_intra_threads, FLAGS.num_inter_threads, FLAGS.log_device_placement)
+        precision.set_compute_dtype(FLAGS.dtype)
         _cluster = multiworker.from_tf_config(FLAGS.collective_timeout_secs)
         num_gpus = FLAGS.num_gpus
         if num_gpus is None:

@@ -136,10 +136,30 @@ class EveryN:
 
 
 class _PeriodicHook(Hook):
+    """Fires every N steps, or every N seconds when that is given."""
+
     first = False  # trigger at the first loop boundary of a run too
 
     def __init__(self, every_n_steps=None, every_n_secs=None, clock=time.time):
+        if every_n_secs is not None:
+            every_n_steps = None
         self._timer = EveryN(every_n_steps, every_n_secs, clock, first=self.first)
+
+
+class _RateHook(_PeriodicHook):
+    """Measures the time between its triggers; subclasses report the rate."""
+
+    first = True  # the first boundary only starts the clock: tracing is not timed
+
+    def after_step(self, step, values, context):
+        if not self._timer.should_trigger(step):
+            return
+        elapsed = self._timer.update(step)
+        if elapsed is not None and elapsed[0] > 0:
+            self._report(step, *elapsed, context)
+
+    def _report(self, step, seconds, steps, context):
+        raise NotImplementedError
 
     def steps_to_trigger(self, step):
         return self._timer.steps_to_trigger(step)
@@ -186,18 +206,14 @@ def _format(value):
     return f"{value.item():g}" if value.size == 1 else np.array2string(value, precision=6)
 
 
-class ExamplesPerSecondHook(_PeriodicHook):
+class ExamplesPerSecondHook(_RateHook):
     """Logs "Average examples/sec: A (current C), step = S" like the official example.
 
     A is the mean over all triggered intervals so far, C over the last one;
-    both are also written as the `examples/sec` summary (current).
+    C is also written as the `examples/sec` summary.
     """
 
-    first = True
-
     def __init__(self, batch_size, every_n_steps=100, every_n_secs=None, clock=time.time):
-        if every_n_secs is not None:
-            every_n_steps = None
         super().__init__(every_n_steps, every_n_secs, clock)
         self._batch_size = batch_size
         self._total_secs = 0.0
@@ -205,17 +221,11 @@ class ExamplesPerSecondHook(_PeriodicHook):
         self.average_examples_per_sec = None
         self.current_examples_per_sec = None
 
-    def after_step(self, step, values, context):
-        if not self._timer.should_trigger(step):
-            return
-        elapsed = self._timer.update(step)
-        if elapsed is None or elapsed[0] <= 0:
-            return
-        secs, steps = elapsed
-        self._total_secs += secs
+    def _report(self, step, seconds, steps, context):
+        self._total_secs += seconds
         self._total_steps += steps
         self.average_examples_per_sec = self._batch_size * self._total_steps / self._total_secs
-        self.current_examples_per_sec = self._batch_size * steps / secs
+        self.current_examples_per_sec = self._batch_size * steps / seconds
         logging.info(
             "Average examples/sec: %g (current %g), step = %d",
             self.average_examples_per_sec, self.current_examples_per_sec, step,
@@ -223,25 +233,15 @@ class ExamplesPerSecondHook(_PeriodicHook):
         context.write_scalars(step, {"examples/sec": self.current_examples_per_sec})
 
 
-class StepCounterHook(_PeriodicHook):
+class StepCounterHook(_RateHook):
     """Logs and records `global_step/sec`."""
 
-    first = True
-
     def __init__(self, every_n_steps=100, every_n_secs=None, clock=time.time):
-        if every_n_secs is not None:
-            every_n_steps = None
         super().__init__(every_n_steps, every_n_secs, clock)
 
-    def after_step(self, step, values, context):
-        if not self._timer.should_trigger(step):
-            return
-        elapsed = self._timer.update(step)
-        if elapsed is None or elapsed[0] <= 0:
-            return
-        rate = elapsed[1] / elapsed[0]
-        logging.info("global_step/sec: %g", rate)
-        context.write_scalars(step, {"global_step/sec": rate})
+    def _report(self, step, seconds, steps, context):
+        logging.info("global_step/sec: %g", steps / seconds)
+        context.write_scalars(step, {"global_step/sec": steps / seconds})
 
 
 class NanTensorHook(Hook):
@@ -332,8 +332,6 @@ class SummarySaverHook(_PeriodicHook):
     """Writes step values (default: all scalars the step offers) every N steps."""
 
     def __init__(self, save_steps=100, save_secs=None, names=None, clock=time.time):
-        if save_secs is not None:
-            save_steps = None
         super().__init__(save_steps, save_secs, clock)
         self._names = tuple(names) if names else None
 

@@ -21,6 +21,7 @@ from typing import Optional
 
 import tensorflow as tf
 
+from common import precision
 from common.checkpoints import RESERVED_MODULE_NAMES
 
 _ACTIVE = contextvars.ContextVar("common_active_registry", default=None)
@@ -132,12 +133,13 @@ class ModelRegistry:
 
     def get_optimizer(self, factory):
         """The optimizer, made once by `factory()` outside any trace on the
-        consolidation device (Keras optimizers create variables in __init__)."""
+        consolidation device (Keras optimizers create variables in __init__),
+        and wrapped for loss scaling under a float16 policy."""
         if self.optimizer is None:
             self._making_optimizer = True
             try:
                 with tf.init_scope(), tf.device(self._consolidation_device):
-                    self.optimizer = factory()
+                    self.optimizer = precision.with_loss_scaling(factory())
             finally:
                 self._making_optimizer = False
         return self.optimizer

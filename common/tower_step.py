@@ -21,7 +21,7 @@ from typing import Callable, Dict, List
 import keras
 import tensorflow as tf
 
-from common import towers
+from common import precision, towers
 from common.spec import ModeKeys
 
 
@@ -64,7 +64,8 @@ class TowerStep:
             with keras.StatelessScope() as scope:
                 spec = self._call(features, labels, ModeKeys.TRAIN)
                 loss = tf.cast(spec.loss, tf.float32)
-        grads = tape.gradient(loss, [t.variable for t in variables.trainable])
+                differentiated = precision.scaled(loss, variables.optimizer)
+        grads = tape.gradient(differentiated, [t.variable for t in variables.trainable])
         updates = {}
         for index, tracked in enumerate(variables.stateful):
             new_value = scope.get_current_value(tracked.keras_variable)

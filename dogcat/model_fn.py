@@ -76,7 +76,7 @@ def build(params):
 def model_fn(features, labels, mode, params):
     images = features["image"] if isinstance(features, dict) else features
     net = common.get_module("classifier", lambda: build(params))
-    logit = tf.squeeze(net(images, training=mode == common.ModeKeys.TRAIN), axis=1)
+    logit = tf.cast(tf.squeeze(net(images, training=mode == common.ModeKeys.TRAIN), axis=1), tf.float32)
     probabilities = tf.sigmoid(logit)
     predictions = {"probabilities": probabilities, "classes": tf.cast(probabilities > 0.5, tf.int32)}
     if isinstance(features, dict) and "key" in features:

@@ -179,30 +179,18 @@ def _scale(images, labels):
     return tf.cast(images, tf.float32)[..., tf.newaxis] / 255.0, labels
 
 
-def shift(images, max_shift, seed=None):
-    """Moves each image of a [B, rows, cols, 1] batch by up to max_shift pixels each way."""
-    rows, cols = images.shape[1], images.shape[2]
-    padded = tf.pad(images, [[0, 0], [max_shift, max_shift], [max_shift, max_shift], [0, 0]])
-    offsets = tf.random.uniform([tf.shape(images)[0], 2], 0, 2 * max_shift + 1, tf.int32, seed=seed)
-    return tf.map_fn(lambda args: tf.slice(args[0], [args[1][0], args[1][1], 0], [rows, cols, 1]),
-                     (padded, offsets), fn_output_signature=images.dtype)
-
-
-def dataset(images, labels, batch_size, training, seed=None, max_shift=0):
+def dataset(images, labels, batch_size, training, seed=None):
     """Batches of ([B, rows, cols, 1] float32 in [0, 1], [B] int64).
 
-    training: shuffled each epoch, repeated forever, full batches only, and
-    each image moved by up to max_shift pixels.
+    training: shuffled each epoch, repeated forever, full batches only.
     """
     data = tf.data.Dataset.from_tensor_slices((images, labels))
     if training:
         data = data.shuffle(len(labels), seed=seed, reshuffle_each_iteration=True).repeat()
-    data = data.batch(batch_size, drop_remainder=training).map(_scale, num_parallel_calls=tf.data.AUTOTUNE)
-    if training and max_shift:
-        data = data.map(lambda x, y: (shift(x, max_shift, seed), y), num_parallel_calls=tf.data.AUTOTUNE)
-    return data.prefetch(tf.data.AUTOTUNE)
+    data = data.batch(batch_size, drop_remainder=training)
+    return data.map(_scale, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
 
 
-def input_fn(images, labels, batch_size, training, seed=None, max_shift=0):
+def input_fn(images, labels, batch_size, training, seed=None):
     """An Estimator input_fn over these arrays."""
-    return lambda: dataset(images, labels, batch_size, training, seed, max_shift)
+    return lambda: dataset(images, labels, batch_size, training, seed)

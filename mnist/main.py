@@ -36,10 +36,10 @@ flags.DEFINE_list("lr_boundaries", [], "piecewise: steps where the rate changes.
 flags.DEFINE_list("lr_multipliers", [], "piecewise: learning_rate multipliers, one more than boundaries.")
 flags.DEFINE_float("validation_fraction", 0.2, "Share of the training file held out for validation.",
                    lower_bound=0, upper_bound=0.99)
-flags.DEFINE_integer("max_shift", 0, "Move training images by up to this many pixels.", lower_bound=0)
-flags.DEFINE_float("label_smoothing", 0.0, "Label smoothing of the cross-entropy.", lower_bound=0, upper_bound=1)
+flags.DEFINE_float("label_smoothing", 0.1, "Label smoothing of the cross-entropy.", lower_bound=0, upper_bound=1)
 flags.DEFINE_integer("eval_every_steps", 1000, "Checkpoint and validate every this many steps.", lower_bound=1)
 cli.define_device_flags()
+FLAGS.set_default("random_seed", 0)  # the defaults reproduce the measured accuracy
 
 
 def _schedule_params():
@@ -68,7 +68,7 @@ def main(argv):
     plan = cli.setup_devices()
     cli.check_batch_sizes(plan, train_batch_size=FLAGS.train_batch_size, eval_batch_size=FLAGS.eval_batch_size)
     data = input_fn.load(FLAGS.data_dir)
-    splits = input_fn.subsets(data, FLAGS.validation_fraction, seed=FLAGS.random_seed or 0)
+    splits = input_fn.subsets(data, FLAGS.validation_fraction, seed=FLAGS.random_seed)
     logging.info("Data from %s: %d train, %d validation, %d test images of %s, %d classes; towers: %s",
                  data.source, len(splits["train"][1]), len(splits["validation"][1]), len(splits["test"][1]),
                  "x".join(map(str, data.image_shape)), data.num_classes, ", ".join(plan.tower_devices))
@@ -82,8 +82,7 @@ def main(argv):
         hooks.LoggingTensorHook(["learning_rate", "loss"], every_n_iter=100),
     ]
     train_spec = common.TrainSpec(
-        input_fn.input_fn(*splits["train"], FLAGS.train_batch_size, training=True, seed=FLAGS.random_seed,
-                          max_shift=FLAGS.max_shift),
+        input_fn.input_fn(*splits["train"], FLAGS.train_batch_size, training=True, seed=FLAGS.random_seed),
         max_steps=FLAGS.train_steps, hooks=train_hooks)
     eval_specs = []
     if len(splits["validation"][1]):

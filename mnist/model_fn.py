@@ -56,7 +56,7 @@ def model_fn(features, labels, mode, params):
     if data_format == "channels_first":
         images = tf.transpose(images, [0, 3, 1, 2])
     net = common.get_module("cnn", lambda: build_cnn(params["num_classes"], data_format))
-    logits = net(images, training=mode == common.ModeKeys.TRAIN)
+    logits = tf.cast(net(images, training=mode == common.ModeKeys.TRAIN), tf.float32)
     predictions = {"classes": tf.argmax(logits, axis=1), "probabilities": tf.nn.softmax(logits)}
     if mode == common.ModeKeys.PREDICT:
         return common.EstimatorSpec(mode, predictions=predictions)

@@ -96,3 +96,12 @@ def test_corrupt_data_file_is_named(tmp_path):
     assert result.returncode == 1
     assert "train-images-idx3-ubyte: truncated data" in result.stderr
     assert not (tmp_path / "model").exists()
+
+
+def test_float16_with_loss_scaling_trains(sample_dir, tmp_path):
+    result = small_run(sample_dir, tmp_path / "model", "--train_steps=20", "--dtype=float16")
+    assert result.returncode == 0, result.stderr[-3000:]
+    accuracy = float(result.stdout.split("Test accuracy: ")[1].split()[0])
+    assert accuracy > 0.3
+    names = tf.train.list_variables(tf.train.latest_checkpoint(str(tmp_path / "model")))
+    assert any("loss_scale" in name or "dynamic_scale" in name for name, _ in names)
