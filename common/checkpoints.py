@@ -181,6 +181,19 @@ class CheckpointStore:
             return None
         return tf.train.latest_checkpoint(self.model_dir)
 
+    def remove_partial_saves(self):
+        """Deletes the `model.ckpt-N_temp` folders a save killed midway leaves.
+
+        TensorFlow writes a checkpoint's shards there and removes the folder
+        after merging them; a kill in between leaves it, and no later save
+        of another step would clean it up.
+        """
+        if not self.model_dir or not tf.io.gfile.isdir(self.model_dir):
+            return
+        for path in tf.io.gfile.glob(os.path.join(self.model_dir, f"{CHECKPOINT_NAME}-*_temp")):
+            logging.info("Removing %s, left by an interrupted save.", path)
+            tf.io.gfile.rmtree(path)
+
     def save(self, step, variables: Dict[str, tf.Variable], iterator=None):
         """Writes model.ckpt-<step> holding `variables` (and the input iterator's
         state when given); returns its prefix."""

@@ -322,6 +322,7 @@ class Estimator:
             dataset = self._cluster.shard(dataset)
         info = self._probe_dataset(ModeKeys.TRAIN, dataset)
         restored = self._restore(ModeKeys.TRAIN)
+        self._store.remove_partial_saves()
         if self._cluster is not None:
             self._cluster.broadcast_from_chief(self._named_variables(with_optimizer=True).values())
         start = int(self._registry.global_step.numpy())

@@ -145,6 +145,9 @@ class _PeriodicHook(Hook):
             every_n_steps = None
         self._timer = EveryN(every_n_steps, every_n_secs, clock, first=self.first)
 
+    def steps_to_trigger(self, step):
+        return self._timer.steps_to_trigger(step)
+
 
 class _RateHook(_PeriodicHook):
     """Measures the time between its triggers; subclasses report the rate."""
@@ -161,9 +164,6 @@ class _RateHook(_PeriodicHook):
     def _report(self, step, seconds, steps, context):
         raise NotImplementedError
 
-    def steps_to_trigger(self, step):
-        return self._timer.steps_to_trigger(step)
-
 
 class LoggingTensorHook(_PeriodicHook):
     """Logs named step values: "loss = 0.31, learning_rate = 0.1, step = 100 (4.2 sec)".
@@ -178,7 +178,6 @@ class LoggingTensorHook(_PeriodicHook):
         if not isinstance(tensors, dict):
             tensors = {name: name for name in tensors}
         self._tensors = dict(tensors)
-        self._wanted = False
 
     def begin(self, context):
         missing = sorted(set(self._tensors.values()) - set(context.available_values))

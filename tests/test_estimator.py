@@ -47,6 +47,24 @@ def test_resume_continues_weights_and_optimizer_slots(tmp_path):
         "model.ckpt-30.index", "model.ckpt-40.index"]
 
 
+def test_saves_fall_on_multiples_of_the_period_whatever_the_loop_length(tmp_path):
+    estimator = make_estimator(tmp_path, save_checkpoints_steps=4, steps_per_loop=3)
+    estimator.train(one_batch_input(), steps=10)
+    assert sorted(int(p.split("-")[-1][:-len(".index")]) for p in tf.io.gfile.glob(str(tmp_path / "*.index"))) == [
+        0, 4, 8, 10]
+
+
+def test_resume_removes_what_a_killed_save_left(tmp_path):
+    make_estimator(tmp_path).train(one_batch_input(), steps=2)
+    partial = tmp_path / "model.ckpt-7_temp"
+    partial.mkdir()
+    (partial / "part-00000-of-00001.data-00000-of-00001").write_bytes(b"half a checkpoint")
+    (tmp_path / "notes_temp").mkdir()
+    make_estimator(tmp_path).train(one_batch_input(), steps=2)
+    assert not partial.exists()
+    assert (tmp_path / "notes_temp").exists()  # only checkpoint leftovers are ours to remove
+
+
 def test_max_steps_already_reached_skips_training(tmp_path):
     estimator = make_estimator(tmp_path)
     estimator.train(one_batch_input(), max_steps=5)
