@@ -9,6 +9,8 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from common import element_seeds
+
 HEIGHT, WIDTH, DEPTH = 32, 32, 3
 SUBSETS = ("train", "validation", "eval")
 GENERATE_COMMAND = "python -m cifar10.generate_cifar10_tfrecords --data_dir={}"
@@ -55,15 +57,23 @@ class Cifar10DataSet:
         image = tf.io.decode_raw(features["image"], tf.uint8)
         image.set_shape([DEPTH * HEIGHT * WIDTH])
         image = tf.transpose(tf.reshape(image, [DEPTH, HEIGHT, WIDTH]), [1, 2, 0])
-        return self.preprocess(tf.cast(image, tf.float32)), tf.cast(features["label"], tf.int32)
+        return tf.cast(image, tf.float32), tf.cast(features["label"], tf.int32)
 
-    def preprocess(self, image):
-        """Training distortion: pad to 40x40, random 32x32 crop, random left-right flip."""
-        if self.subset == "train" and self.use_distortion:
-            image = tf.image.resize_with_crop_or_pad(image, 40, 40)
-            image = tf.image.random_crop(image, [HEIGHT, WIDTH, DEPTH])
-            image = tf.image.random_flip_left_right(image)
-        return image
+    @staticmethod
+    def distort(image, seed):
+        """Training distortion: pad to 40x40, random 32x32 crop, random left-right flip.
+
+        Stateless ops keyed by the example's `seed` ([2] int64), so a seeded
+        run crops the same way every time.
+        """
+        crop_seed, flip_seed = tf.unstack(tf.random.split(seed, 2))
+        image = tf.image.resize_with_crop_or_pad(image, 40, 40)
+        image = tf.image.stateless_random_crop(image, [HEIGHT, WIDTH, DEPTH], seed=crop_seed)
+        return tf.image.stateless_random_flip_left_right(image, seed=flip_seed)
+
+    def _parse_and_distort(self, serialized_example, seed):
+        image, label = self.parser(serialized_example)
+        return self.distort(image, seed), label
 
     def make_batch(self, batch_size, seed=None):
         """The tf.data pipeline: train repeats and shuffles; other subsets run once."""
@@ -73,7 +83,11 @@ class Cifar10DataSet:
         if training:
             buffer = int(self.num_examples_per_epoch() * 0.4) + 3 * batch_size
             dataset = dataset.shuffle(buffer, seed=seed).repeat()
-        dataset = dataset.map(self.parser, num_parallel_calls=tf.data.AUTOTUNE)
+        if training and self.use_distortion:
+            dataset = element_seeds.with_element_seeds(dataset, seed).map(
+                self._parse_and_distort, num_parallel_calls=tf.data.AUTOTUNE)
+        else:
+            dataset = dataset.map(self.parser, num_parallel_calls=tf.data.AUTOTUNE)
         return dataset.batch(batch_size, drop_remainder=training).prefetch(tf.data.AUTOTUNE)
 
 

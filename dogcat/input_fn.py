@@ -21,6 +21,8 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
+from common import element_seeds
+
 CLASSES = ("cat", "dog")
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".gif")
 _KAGGLE_NAME = re.compile(r"^(cat|dog)\.\d+\.[A-Za-z]+$", re.IGNORECASE)
@@ -152,11 +154,17 @@ def decode_and_resize(path, image_size):
     return tf.cast(tf.clip_by_value(tf.round(image), 0, 255), tf.uint8)
 
 
-def augment(image, image_size):
-    """Random left-right flip and a random zoom (crop 80-100% of the side, resize back)."""
-    image = tf.image.random_flip_left_right(image)
-    side = tf.cast(tf.round(image_size * tf.random.uniform([], 0.8, 1.0)), tf.int32)
-    image = tf.image.random_crop(image, tf.stack([side, side, 3]))
+def augment(image, image_size, seed):
+    """Random left-right flip and a random zoom (crop 80-100% of the side, resize back).
+
+    Stateless ops keyed by the example's `seed` ([2] int64), so a seeded run
+    augments the same way every time.
+    """
+    flip_seed, zoom_seed, crop_seed = tf.unstack(tf.random.split(seed, 3))
+    image = tf.image.stateless_random_flip_left_right(image, seed=flip_seed)
+    zoom = tf.random.stateless_uniform([], zoom_seed, 0.8, 1.0)
+    side = tf.cast(tf.round(image_size * zoom), tf.int32)
+    image = tf.image.stateless_random_crop(image, tf.stack([side, side, 3]), seed=crop_seed)
     return tf.image.resize(image, [image_size, image_size])
 
 
@@ -186,14 +194,15 @@ def dataset(paths, labels, image_size, batch_size, training, augment_images=Fals
     if training:
         data = data.repeat()
 
-    def finish(image, label, *key):
+    def finish(columns, example_seed):
+        image, label, *key = columns
         image = tf.cast(image, tf.float32)
         if augment_images:
-            image = augment(image, image_size)
+            image = augment(image, image_size, example_seed)
         image = image / 255.0
         return ({"image": image, "key": key[0]} if key else image), label
 
-    data = data.map(finish, num_parallel_calls=tf.data.AUTOTUNE)
+    data = element_seeds.with_element_seeds(data, seed).map(finish, num_parallel_calls=tf.data.AUTOTUNE)
     return data.batch(batch_size, drop_remainder=training).prefetch(tf.data.AUTOTUNE)
 
 

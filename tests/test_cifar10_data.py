@@ -65,6 +65,17 @@ def test_distortion_only_on_training_images(generated):
     assert sizes == [15, 15, 10]
 
 
+def test_a_seed_gives_the_same_distorted_batches_every_time(generated):
+    directory = generated[0]
+
+    def first_batches(seed):
+        batches = input_fn.Cifar10DataSet(directory, "train", use_distortion=True).make_batch(16, seed=seed)
+        return np.concatenate([images.numpy() for images, _ in batches.take(3)])
+
+    np.testing.assert_array_equal(first_batches(5), first_batches(5))
+    assert not np.array_equal(first_batches(5), first_batches(6))
+
+
 def test_a_crash_mid_write_leaves_no_file(tmp_path, monkeypatch):
     batches = cifar_files.make_tarball(str(tmp_path), per_batch=40)
     calls = []

@@ -94,5 +94,8 @@ def test_pipeline_decodes_any_format_to_rgb_in_range(dirty_train):
                              cache=True, seed=3)
     augmented, labels = next(iter(train))
     assert augmented.shape == (4, 32, 32, 3) and labels.shape == (4,)
+    again, _ = next(iter(input_fn.dataset(files.paths, files.labels, 32, batch_size=4, training=True,
+                                          augment_images=True, cache=True, seed=3)))
+    np.testing.assert_array_equal(again.numpy(), augmented.numpy())  # a seed repeats the augmentation
     keyed = next(iter(input_fn.dataset(files.paths, files.labels, 16, 8, training=False, keys=range(8))))[0]
     assert keyed["key"].numpy().tolist() == list(range(8)) and keyed["image"].shape == (8, 16, 16, 3)
