@@ -57,6 +57,22 @@ def run_measuring_memory(command):
     return result.stdout, result.stderr, result.returncode, int(peak[-1].split()[1]) / 1024 if peak else None
 
 
+def pipeline_images_per_sec(dataset, batches, batch_size):
+    """Images/sec of a batched tf.data pipeline alone, its first 3 batches excluded."""
+    iterator = iter(dataset)
+    for _ in range(3):
+        next(iterator)
+    start = time.perf_counter()
+    for _ in range(batches):
+        next(iterator)
+    return batches * batch_size / (time.perf_counter() - start)
+
+
+def report_pipeline(name, supply, demand):
+    print(f"input_pipeline {name}: pipeline {supply:.0f} images/s, training step consumes {demand:.1f} images/s, "
+          f"ratio {supply / demand:.1f} (goal >= 5)", flush=True)
+
+
 def synthetic_batch_input(features, labels):
     """One fixed batch repeated: measures the model, not the input."""
     return lambda: tf.data.Dataset.from_tensors((features, labels)).repeat()

@@ -42,7 +42,7 @@ def define_device_flags():
     flags.DEFINE_integer("steps_per_loop", 10, "Training steps per compiled call (hooks fire between calls).",
                          lower_bound=1)
     flags.DEFINE_boolean("jit_compile", False, "Compile the train step with XLA.")
-    flags.DEFINE_integer("random_seed", None, "Seed for weights, dropout and data order.")
+    flags.DEFINE_integer("random_seed", None, "Seed for weights, dropout, data order and augmentation.")
     flags.DEFINE_enum("dtype", "float32", list(precision.DTYPES),
                       "Compute dtype: float32, or mixed bfloat16 / float16 (with loss scaling), for GPUs.")
     flags.DEFINE_integer("collective_timeout_secs", 600,

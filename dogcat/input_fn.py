@@ -13,6 +13,7 @@ file never stops a run.
 """
 
 import dataclasses
+import functools
 import os
 import re
 from typing import List
@@ -29,6 +30,7 @@ _KAGGLE_NAME = re.compile(r"^(cat|dog)\.\d+\.[A-Za-z]+$", re.IGNORECASE)
 _TEST_NAME = re.compile(r"^(\d+)\.[A-Za-z]+$")
 _TAIL_BYTES = 4096
 CACHED_SHUFFLE_BUFFER = 4096
+JPEG_SCALES = (1, 2, 4, 8)  # the decoder's DCT scaling ratios, in order
 
 
 class DogCatDataError(ValueError):
@@ -147,9 +149,26 @@ def stratified_split(labels, validation_fraction, seed=0):
     return np.sort(train), np.sort(validation)
 
 
+def decode_jpeg_reduced(contents, image_size):
+    """Decodes a JPEG at 1/2, 1/4 or 1/8 scale when its shorter side allows it.
+
+    The decoder's DCT scaling skips most of the work of a full-size decode;
+    the scale is the smallest that keeps the shorter side >= image_size, so
+    the resize that follows still only shrinks. A 500x375 photo for 150 px
+    decodes at 1/2, about twice as fast.
+    """
+    shorter = tf.reduce_min(tf.image.extract_jpeg_shape(contents)[:2])
+    scale_index = tf.add_n([tf.cast(shorter // ratio >= image_size, tf.int32) for ratio in JPEG_SCALES[1:]])
+    return tf.switch_case(scale_index, [
+        functools.partial(tf.io.decode_jpeg, contents, channels=3, ratio=ratio) for ratio in JPEG_SCALES])
+
+
 def decode_and_resize(path, image_size):
-    """Any JPEG/PNG/BMP/GIF (first frame), grey or colour, to [size, size, 3] uint8."""
-    image = tf.io.decode_image(tf.io.read_file(path), channels=3, expand_animations=False)
+    """Any JPEG/PNG/BMP/GIF (first frame), grey, colour or CMYK, to [size, size, 3] uint8."""
+    contents = tf.io.read_file(path)
+    image = tf.cond(tf.io.is_jpeg(contents),
+                    lambda: decode_jpeg_reduced(contents, image_size),
+                    lambda: tf.io.decode_image(contents, channels=3, expand_animations=False))
     image = tf.image.resize(image, [image_size, image_size], antialias=True)
     return tf.cast(tf.clip_by_value(tf.round(image), 0, 255), tf.uint8)
 

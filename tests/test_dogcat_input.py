@@ -5,6 +5,7 @@ import os
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from dogcat import input_fn
 from tests import dogcat_files
@@ -79,6 +80,21 @@ def test_stratified_split_is_disjoint_and_keeps_both_classes():
     tiny_train, tiny_validation = input_fn.stratified_split([0, 0, 1, 1], 0.2)
     assert sorted(np.array([0, 0, 1, 1])[tiny_validation]) == [0, 1]
     assert len(tiny_train) == 2
+
+
+def test_large_jpegs_decode_at_reduced_scale_to_nearly_the_full_decode(tmp_path):
+    small = np.random.RandomState(0).randint(0, 256, (6, 8, 3)).astype(np.float32)
+    smooth = tf.cast(tf.image.resize(small[None], [240, 320], method="bicubic")[0], tf.uint8)
+    path = str(tmp_path / "large.jpg")
+    dogcat_files.write_jpeg(path, smooth)
+    full = tf.io.decode_jpeg(tf.io.read_file(path), channels=3)
+    shapes = [input_fn.decode_jpeg_reduced(tf.io.read_file(path), size).shape for size in (30, 60, 64, 121, 200)]
+    assert shapes == [(30, 40, 3), (60, 80, 3), (120, 160, 3), (240, 320, 3), (240, 320, 3)]
+    for size in (64, 200):  # decoded at 1/2 scale, and at full scale
+        expected = tf.image.resize(full, [size, size], antialias=True).numpy()
+        got = input_fn.decode_and_resize(tf.constant(path), size).numpy().astype(np.float32)
+        assert got.shape == (size, size, 3)
+        assert np.abs(got - expected).mean() < 2.0
 
 
 def test_pipeline_decodes_any_format_to_rgb_in_range(dirty_train):
