@@ -82,6 +82,19 @@ def test_stratified_split_is_disjoint_and_keeps_both_classes():
     assert len(tiny_train) == 2
 
 
+def test_cmyk_jpeg_decodes_to_rgb():
+    """tests/data/cmyk_red_blue.jpg: 32x16, left half red, right half blue, stored as CMYK.
+
+    Made once with Pillow (not a dependency): Image.new("CMYK", (32, 16)) with (0, 255, 255, 0) on the
+    left and (255, 255, 0, 0) on the right, saved at quality 95.
+    """
+    path = os.path.join(os.path.dirname(__file__), "data", "cmyk_red_blue.jpg")
+    assert input_fn.image_problem(path) is None
+    image = input_fn.decode_and_resize(tf.constant(path), 16).numpy().astype(int)
+    np.testing.assert_allclose(image[4, 2], [255, 0, 0], atol=8)
+    np.testing.assert_allclose(image[4, 13], [0, 0, 255], atol=8)
+
+
 def test_large_jpegs_decode_at_reduced_scale_to_nearly_the_full_decode(tmp_path):
     small = np.random.RandomState(0).randint(0, 256, (6, 8, 3)).astype(np.float32)
     smooth = tf.cast(tf.image.resize(small[None], [240, 320], method="bicubic")[0], tf.uint8)
