@@ -58,7 +58,7 @@ def _check_flags():
 
 
 def _params(plan, batches_per_epoch):
-    return dict(num_layers=FLAGS.num_layers, data_format=cli.data_format(plan),
+    return dict(num_layers=FLAGS.num_layers, data_format=FLAGS.data_format,
                 batch_norm_decay=FLAGS.batch_norm_decay, batch_norm_epsilon=FLAGS.batch_norm_epsilon,
                 weight_decay=FLAGS.weight_decay, optimizer=FLAGS.optimizer, momentum=FLAGS.momentum,
                 learning_rate=FLAGS.learning_rate, lr_schedule=FLAGS.lr_schedule,
@@ -91,7 +91,7 @@ def main(argv):
     batches_per_epoch = train_examples // (FLAGS.train_batch_size * cli.num_workers())
     logging.info("ResNet-%d, %d training images (%d steps per epoch), towers: %s, variables on %s, %s",
                  FLAGS.num_layers, train_examples, batches_per_epoch, ", ".join(plan.tower_devices),
-                 plan.variable_strategy, cli.data_format(plan))
+                 plan.variable_strategy, FLAGS.data_format)
 
     config = cli.run_config(plan, FLAGS.job_dir, save_checkpoints_steps=FLAGS.save_checkpoints_steps)
     estimator = common.Estimator(model_fn.model_fn, config=config, params=_params(plan, batches_per_epoch))

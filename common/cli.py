@@ -37,11 +37,12 @@ def define_device_flags():
     flags.DEFINE_integer("num_intra_threads", 0, "Threads inside an op (0: TensorFlow's choice).", lower_bound=0)
     flags.DEFINE_integer("num_inter_threads", 0, "Ops run at once (0: TensorFlow's choice).", lower_bound=0)
     flags.DEFINE_boolean("log_device_placement", False, "Log the device of every op.")
-    flags.DEFINE_enum("data_format", None, ["channels_first", "channels_last"],
-                      "Image layout; default channels_first on GPU towers, channels_last on CPU.")
+    flags.DEFINE_enum("data_format", "channels_last", ["channels_first", "channels_last"],
+                      "Image layout (channels_last: what CPU convolutions take, and faster on an H100).")
     flags.DEFINE_integer("steps_per_loop", 10, "Training steps per compiled call (hooks fire between calls).",
                          lower_bound=1)
-    flags.DEFINE_boolean("jit_compile", False, "Compile the train step with XLA.")
+    flags.DEFINE_boolean("jit_compile", None, "Compile the train step with XLA (default: on for one GPU tower "
+                         "holding every variable, off otherwise).")
     flags.DEFINE_integer("random_seed", None, "Seed for weights, dropout, data order and augmentation.")
     flags.DEFINE_enum("dtype", "float32", list(precision.DTYPES),
                       "Compute dtype: float32, or mixed bfloat16 / float16 (with loss scaling), for GPUs.")
@@ -93,10 +94,6 @@ def check_batch_sizes(plan, **batch_sizes):
         raise app.UsageError(str(error)) from error
 
 
-def data_format(plan):
-    return FLAGS.data_format or plan.default_data_format
-
-
 def check_writable_dir(flag_name, path):
     """UsageError unless `path` is, or could be created as, a writable directory."""
     if not path:
@@ -121,8 +118,11 @@ def check_existing_dir(flag_name, path):
 
 def run_config(plan, model_dir, **settings):
     """A RunConfig carrying the shared flags (loop, XLA, seed, towers, cluster)."""
-    return RunConfig(model_dir=model_dir, steps_per_loop=FLAGS.steps_per_loop, jit_compile=FLAGS.jit_compile,
-                     tf_random_seed=FLAGS.random_seed, device_plan=plan, cluster=_cluster, **settings)
+    try:
+        return RunConfig(model_dir=model_dir, steps_per_loop=FLAGS.steps_per_loop, jit_compile=FLAGS.jit_compile,
+                         tf_random_seed=FLAGS.random_seed, device_plan=plan, cluster=_cluster, **settings)
+    except towers.DevicePlanError as error:
+        raise app.UsageError(str(error)) from error
 
 
 def fail(message):

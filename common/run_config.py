@@ -32,7 +32,7 @@ class RunConfig:
     keep_checkpoint_every_n_hours: float = 10000.0
     log_step_count_steps: int = 100
     steps_per_loop: int = 1
-    jit_compile: bool = False
+    jit_compile: Optional[bool] = None  # None: XLA where it pays (DevicePlan.compiles_train_step)
     device_plan: Optional[towers.DevicePlan] = None
     checkpoint_input_pipeline: bool = False
     cluster: Optional[object] = None  # a common.multiworker.Cluster: training across hosts
@@ -57,6 +57,9 @@ class RunConfig:
             raise ValueError(f"RunConfig: steps_per_loop must be >= 1, got {self.steps_per_loop}")
         if self.device_plan is None:
             self.device_plan = towers.DevicePlan.single_cpu()
+        if self.jit_compile is None and self.cluster is not None:
+            self.jit_compile = False  # across hosts the step holds collectives: XLA only when asked for
+        self.jit_compile = self.device_plan.compiles_train_step(self.jit_compile)
 
     def replace(self, **changes):
         """A copy with some fields changed, like tf.estimator's RunConfig.replace."""

@@ -74,7 +74,7 @@ def main(argv):
 
     params = dict(image_size=FLAGS.image_size, learning_rate=FLAGS.learning_rate, backbone=FLAGS.backbone,
                   backbone_weights=FLAGS.backbone_weights, fine_tune=FLAGS.fine_tune,
-                  data_format=cli.data_format(plan))
+                  data_format=FLAGS.data_format)
     config = cli.run_config(plan, FLAGS.model_dir, save_checkpoints_steps=FLAGS.eval_every_steps)
     estimator = common.Estimator(model_fn.model_fn, config=config, params=params)
     train_spec = common.TrainSpec(

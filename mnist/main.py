@@ -73,7 +73,7 @@ def main(argv):
                  data.source, len(splits["train"][1]), len(splits["validation"][1]), len(splits["test"][1]),
                  "x".join(map(str, data.image_shape)), data.num_classes, ", ".join(plan.tower_devices))
 
-    params = dict(schedule, num_classes=data.num_classes, data_format=cli.data_format(plan),
+    params = dict(schedule, num_classes=data.num_classes, data_format=FLAGS.data_format,
                   optimizer=FLAGS.optimizer, momentum=FLAGS.momentum, label_smoothing=FLAGS.label_smoothing)
     config = cli.run_config(plan, FLAGS.model_dir, save_checkpoints_steps=FLAGS.eval_every_steps)
     estimator = common.Estimator(model_fn.model_fn, config=config, params=params)

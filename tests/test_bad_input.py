@@ -54,11 +54,12 @@ def mnist_run(tmp_path_factory):
     ("--lr_schedule=cosine", "--lr_schedule=cosine"),
     ("--data_dir=/nonexistent/mnist", "--data_dir=/nonexistent/mnist does not exist"),
     ("--validation_fraction=1.5", "--validation_fraction=1.5"),
+    ("--cpu_towers=2 --jit_compile", "--jit_compile compiles the whole train step for one device"),
 ])
 def test_mnist_bad_flags_leave_the_model_dir_alone(mnist_run, flag, message):
     data_dir, model_dir = mnist_run
     before = snapshot(model_dir)
-    result = run("mnist.main", f"--data_dir={data_dir}", f"--model_dir={model_dir}", "--train_steps=10", flag)
+    result = run("mnist.main", f"--data_dir={data_dir}", f"--model_dir={model_dir}", "--train_steps=10", *flag.split())
     assert result.returncode == 1
     assert message in result.stderr
     assert snapshot(model_dir) == before

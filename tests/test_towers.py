@@ -178,5 +178,32 @@ def test_device_plan_checks_name_the_flag_and_numbers():
     plan = towers.make_device_plan(0, "GPU", cpu_towers=2)
     assert plan.tower_devices == ("/cpu:0", "/cpu:1")
     assert plan.consolidation_device == "/cpu:0" and plan.variable_devices == ("/cpu:0", "/cpu:1")
-    assert plan.default_data_format == "channels_last"
-    assert towers.DevicePlan(("/gpu:0", "/gpu:1"), "GPU").default_data_format == "channels_first"
+
+
+def test_xla_auto_compiles_the_step_only_on_one_gpu_holding_every_variable():
+    one_gpu = towers.DevicePlan(("/gpu:0",), "GPU")
+    assert one_gpu.compiles_train_step(None) is True
+    assert one_gpu.compiles_train_step(False) is False
+    assert towers.DevicePlan(("/gpu:0",), "CPU").compiles_train_step(None) is False
+    assert towers.DevicePlan(("/gpu:0", "/gpu:1"), "GPU").compiles_train_step(None) is False
+    assert towers.DevicePlan.single_cpu().compiles_train_step(None) is False
+    assert towers.DevicePlan.single_cpu().compiles_train_step(True) is True
+
+
+def test_jit_compile_over_several_devices_is_refused_by_name():
+    plan = towers.make_device_plan(0, "GPU", cpu_towers=2)
+    with pytest.raises(towers.DevicePlanError, match=r"--jit_compile .* /cpu:0, /cpu:1 with variables on /cpu:0, /cpu:1"):
+        common.RunConfig(device_plan=plan, jit_compile=True)
+    assert common.RunConfig(device_plan=plan).jit_compile is False
+
+
+def test_xla_compiled_step_trains_like_the_plain_step(tmp_path):
+    runs = {}
+    for jit in (False, True):
+        config = common.RunConfig(tf_random_seed=5, jit_compile=jit)
+        est = common.Estimator(models.classifier_fn, str(tmp_path / str(jit)), params={"hidden": 8}, config=config)
+        est.train(one_batch(), steps=3)
+        runs[jit] = model_values(est)
+    assert runs[True].keys() == runs[False].keys()
+    for name, value in runs[True].items():
+        np.testing.assert_allclose(value, runs[False][name], rtol=1e-4, atol=1e-5, err_msg=name)
