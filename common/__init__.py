@@ -1,5 +1,15 @@
 """Estimator-style training with multi-tower data parallelism on TensorFlow 2."""
 
+import os
+
+# TensorFlow turns its oneDNN CPU kernels on by default only on x86 CPUs with
+# AVX-512-class features; on the AVX2 machine this project is measured on
+# they train the MNIST CNN 1.6x faster (530 -> 865 ex/s). TensorFlow reads
+# this once, when it loads, so it is set before the imports below (the
+# dataset packages import common first for that reason);
+# TF_ENABLE_ONEDNN_OPTS=0 keeps them off.
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
+
 from common.checkpoints import CheckpointMismatchError, WarmStartSettings
 from common.estimator import Estimator
 from common.export import ServingInputReceiver, build_raw_serving_input_receiver_fn
