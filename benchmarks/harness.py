@@ -1,6 +1,15 @@
-"""Shared measuring helpers for the benchmark scripts (not part of the test run)."""
+"""Shared measuring helpers for the benchmark scripts (not part of the test run).
+
+This module loads TensorFlow before `common`, so a benchmark process runs
+with TensorFlow's own choice of CPU kernels (on the AVX2 machine: not
+oneDNN), as a plain Keras program does. Sides that stand for the project's
+defaults either run the mains (which load `common` first) or are given
+oneDNN through child_env; TF_ENABLE_ONEDNN_OPTS=1 in the environment gives
+an in-process benchmark the project's default.
+"""
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -41,6 +50,21 @@ class _BatchTimer(keras.callbacks.Callback):
         self.seconds = time.perf_counter() - self.start
 
 
+def logged_examples_per_sec(log, after_step):
+    """Examples/sec over the ExamplesPerSecondHook intervals of `log` that start at or after `after_step`.
+
+    Each line gives its interval's rate ("current") and end step; an interval
+    of n steps at rate r took n/r of the batch's time, so the whole is
+    sum(n) / sum(n / r).
+    """
+    points = [(int(step), float(rate)) for rate, step in re.findall(
+        r"Average examples/sec: \S+ \(current (\S+)\), step = (\d+)", log)]
+    intervals = [(end - start, rate) for (start, _), (end, rate) in zip(points, points[1:]) if start >= after_step]
+    if not intervals:
+        raise ValueError(f"no examples/sec interval starts at or after step {after_step}")
+    return sum(n for n, _ in intervals) / sum(n / rate for n, rate in intervals)
+
+
 def keras_fit_examples_per_sec(model, dataset, loss, optimizer, batch_size, steps, warmup=5):
     """Training examples/sec of model.fit on `dataset`, the first `warmup` batches excluded."""
     model.compile(optimizer=optimizer, loss=loss)
@@ -49,10 +73,38 @@ def keras_fit_examples_per_sec(model, dataset, loss, optimizer, batch_size, step
     return batch_size * steps / timer.seconds
 
 
-def run_measuring_memory(command):
-    """Runs a command under /usr/bin/time; returns (stdout, stderr, status, peak resident MiB)."""
-    result = subprocess.run(["/usr/bin/time", "-f", "PEAK_RSS_KB %M", *command], cwd=ROOT,
-                            env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True, text=True)
+# Runs argv[1:] and prints its peak resident KiB last on stderr. A small
+# interpreter forks the command, because a fork of this TensorFlow-sized
+# process would count this process's pages in the child's peak.
+_PEAK_RSS_WRAPPER = """import resource, subprocess, sys
+status = subprocess.call(sys.argv[1:])
+sys.stderr.write(f"\\nPEAK_RSS_KB {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}\\n")
+sys.exit(status)"""
+
+
+def child_env(onednn=None):
+    """Environment for a measured child process.
+
+    onednn: None leaves TensorFlow's oneDNN CPU kernels to whoever loads
+    TensorFlow in the child (TensorFlow's own default for a plain Keras
+    process, on for the project's mains); True / False force them. This
+    process's own setting (common sets it on import) is not passed down.
+    """
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
+    env.pop("TF_ENABLE_ONEDNN_OPTS", None)
+    if onednn is not None:
+        env["TF_ENABLE_ONEDNN_OPTS"] = "1" if onednn else "0"
+    return env
+
+
+def run_measuring_memory(command, onednn=None):
+    """Runs a command in child_env(onednn); returns (stdout, stderr, status, peak resident MiB).
+
+    The peak is the child's ru_maxrss, the figure /usr/bin/time -v prints,
+    read without needing that program on the machine.
+    """
+    result = subprocess.run([sys.executable, "-c", _PEAK_RSS_WRAPPER, *command], cwd=ROOT, env=child_env(onednn),
+                            capture_output=True, text=True)
     peak = [line for line in result.stderr.splitlines() if line.startswith("PEAK_RSS_KB ")]
     return result.stdout, result.stderr, result.returncode, int(peak[-1].split()[1]) / 1024 if peak else None
 

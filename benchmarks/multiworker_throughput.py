@@ -10,7 +10,6 @@ all-reduce, not a gain.
 """
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -39,7 +38,7 @@ def examples_per_sec(stderr):
 
 def main(argv):
     del argv
-    env = dict(os.environ, PYTHONPATH=harness.ROOT)
+    env = harness.child_env()
     alone = subprocess.run(command(tempfile.mkdtemp()), cwd=harness.ROOT, env=env, capture_output=True, text=True)
     one = examples_per_sec(alone.stderr)
     ports = []
