@@ -105,3 +105,16 @@ def test_float16_with_loss_scaling_trains(sample_dir, tmp_path):
     assert accuracy > 0.3
     names = tf.train.list_variables(tf.train.latest_checkpoint(str(tmp_path / "model")))
     assert any("loss_scale" in name or "dynamic_scale" in name for name, _ in names)
+
+
+@pytest.mark.parametrize("setting,expected", [(None, "True"), ("0", "False")])
+def test_the_mains_load_tensorflow_with_onednn_kernels_unless_told_not_to(setting, expected):
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    env.pop("TF_ENABLE_ONEDNN_OPTS", None)
+    if setting is not None:
+        env["TF_ENABLE_ONEDNN_OPTS"] = setting
+    code = "import mnist.main\nfrom tensorflow.python.util import _pywrap_util_port as port\nprint(port.IsMklEnabled())"
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split()[-1] == expected
