@@ -369,7 +369,7 @@ class Estimator:
         if "train" not in self._loops:
             self._loops["train"] = loops.make_train_loop(
                 lambda batch: self._step.train_step(batch, self._train_vars),
-                values, self._config.jit_compile)
+                values, self._config.compiles_train_step())
         return self._loops["train"]
 
     def _run_train_loop(self, iterator, all_hooks, context, values, start, last_step, stop_requests):

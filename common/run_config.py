@@ -57,9 +57,14 @@ class RunConfig:
             raise ValueError(f"RunConfig: steps_per_loop must be >= 1, got {self.steps_per_loop}")
         if self.device_plan is None:
             self.device_plan = towers.DevicePlan.single_cpu()
-        if self.jit_compile is None and self.cluster is not None:
-            self.jit_compile = False  # across hosts the step holds collectives: XLA only when asked for
-        self.jit_compile = self.device_plan.compiles_train_step(self.jit_compile)
+        self.compiles_train_step()  # an impossible jit_compile is refused here, before any model_dir is touched
+
+    def compiles_train_step(self):
+        """Whether the train step is XLA-compiled: jit_compile, or where it is None the plan's choice."""
+        requested = self.jit_compile
+        if requested is None and self.cluster is not None:
+            requested = False  # across hosts the step holds collectives: XLA only when asked for
+        return self.device_plan.compiles_train_step(requested)
 
     def replace(self, **changes):
         """A copy with some fields changed, like tf.estimator's RunConfig.replace."""

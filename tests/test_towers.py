@@ -188,13 +188,17 @@ def test_xla_auto_compiles_the_step_only_on_one_gpu_holding_every_variable():
     assert towers.DevicePlan(("/gpu:0", "/gpu:1"), "GPU").compiles_train_step(None) is False
     assert towers.DevicePlan.single_cpu().compiles_train_step(None) is False
     assert towers.DevicePlan.single_cpu().compiles_train_step(True) is True
+    config = common.RunConfig(device_plan=one_gpu)
+    assert config.compiles_train_step() is True
+    assert config.replace(device_plan=towers.DevicePlan(("/gpu:0", "/gpu:1"), "GPU")).compiles_train_step() is False
+    assert config.replace(cluster=object()).compiles_train_step() is False  # collectives across hosts
 
 
 def test_jit_compile_over_several_devices_is_refused_by_name():
     plan = towers.make_device_plan(0, "GPU", cpu_towers=2)
     with pytest.raises(towers.DevicePlanError, match=r"--jit_compile .* /cpu:0, /cpu:1 with variables on /cpu:0, /cpu:1"):
         common.RunConfig(device_plan=plan, jit_compile=True)
-    assert common.RunConfig(device_plan=plan).jit_compile is False
+    assert common.RunConfig(device_plan=plan).compiles_train_step() is False
 
 
 def test_xla_compiled_step_trains_like_the_plain_step(tmp_path):
