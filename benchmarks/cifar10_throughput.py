@@ -24,13 +24,15 @@ import tempfile
 import harness
 from absl import app, flags
 
+from common import precision
+
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("steps", 30, "Measured training steps per run.")
 flags.DEFINE_integer("warmup", 20, "Steps left out of the figure at the start of each run (tracing, autotuning).")
 flags.DEFINE_integer("repeats", 3, "Runs of each side; the medians are printed.")
 flags.DEFINE_integer("num_layers", 44, "ResNet depth.")
 flags.DEFINE_integer("batch_size", 128, "Training batch.")
-flags.DEFINE_enum("dtype", "float32", ["float32", "bfloat16", "float16"], "Compute dtype of both sides.")
+flags.DEFINE_enum("dtype", "float32", list(precision.DTYPES), "Compute dtype of both sides.")
 flags.DEFINE_list("main_flags", [], "Extra flags for cifar10.main.")
 flags.DEFINE_boolean("keras_worker", False, "Internal: run the Keras side and print its figure.")
 
@@ -38,7 +40,6 @@ flags.DEFINE_boolean("keras_worker", False, "Internal: run the Keras side and pr
 def keras_side():
     import keras
     from cifar10 import input_fn, resnet
-    from common import precision
     precision.set_compute_dtype(FLAGS.dtype)
     model = resnet.ResNetCifar10(FLAGS.num_layers).build()
     if FLAGS.dtype != "float32":  # float32 logits into the loss, as cifar10.model_fn casts them
@@ -96,6 +97,7 @@ def main(argv):
     print(f"cifar10_memory {name}: cifar10.main peak RSS {rss['ours']:.0f} MiB, Keras fit {rss['keras']:.0f} MiB, "
           f"ratio {rss['ours'] / rss['keras']:.2f} (target <= 1.0); Keras fit with oneDNN {rss['keras_onednn']:.0f} "
           f"MiB, ratio {rss['ours'] / rss['keras_onednn']:.2f}")
+
 
 if __name__ == "__main__":
     app.run(main)
