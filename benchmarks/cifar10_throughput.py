@@ -49,7 +49,7 @@ def keras_side():
         keras.losses.SparseCategoricalCrossentropy(from_logits=True),
         keras.optimizers.SGD(0.1, momentum=0.9), FLAGS.batch_size, FLAGS.steps,
         warmup=FLAGS.warmup)
-    print(f"KERAS_EXAMPLES_PER_SEC {rate}")
+    print(f"EXAMPLES_PER_SEC {rate}")
 
 
 def ours_once():
@@ -67,13 +67,9 @@ def ours_once():
 
 def keras_once(onednn=None):
     """(examples/sec, peak MiB) of one Keras fit run (oneDNN: see harness.child_env)."""
-    out, err, status, rss = harness.run_measuring_memory([
+    return harness.run_worker([
         sys.executable, __file__, "--keras_worker", f"--steps={FLAGS.steps}", f"--warmup={FLAGS.warmup}",
-        f"--num_layers={FLAGS.num_layers}",
-        f"--batch_size={FLAGS.batch_size}", f"--dtype={FLAGS.dtype}"], onednn=onednn)
-    if status:
-        sys.exit(f"Keras side failed ({status}):\n{err[-3000:]}")
-    return float(out.split("KERAS_EXAMPLES_PER_SEC ")[1].split()[0]), rss
+        f"--num_layers={FLAGS.num_layers}", f"--batch_size={FLAGS.batch_size}", f"--dtype={FLAGS.dtype}"], onednn)
 
 
 def main(argv):

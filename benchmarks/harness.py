@@ -109,6 +109,14 @@ def run_measuring_memory(command, onednn=None):
     return result.stdout, result.stderr, result.returncode, int(peak[-1].split()[1]) / 1024 if peak else None
 
 
+def run_worker(command, onednn=None):
+    """(examples/sec, peak MiB) of a worker that prints "EXAMPLES_PER_SEC <rate>"; exits with its log if it fails."""
+    out, err, status, rss = run_measuring_memory(command, onednn)
+    if status or "EXAMPLES_PER_SEC " not in out:
+        sys.exit(f"{' '.join(command[1:])} failed ({status}):\n{err[-3000:]}")
+    return float(out.split("EXAMPLES_PER_SEC ")[1].split()[0]), rss
+
+
 def pipeline_images_per_sec(dataset, batches, batch_size):
     """Images/sec of a batched tf.data pipeline alone, its first 3 batches excluded."""
     iterator = iter(dataset)

@@ -42,12 +42,10 @@ def measure(side):
 
 
 def run_side(side, onednn):
-    out, err, status, _ = harness.run_measuring_memory([
+    rate, _ = harness.run_worker([
         sys.executable, __file__, f"--side={side}", f"--steps={FLAGS.steps}",
-        f"--steps_per_loop={FLAGS.steps_per_loop}", f"--batch_size={FLAGS.batch_size}"], onednn=onednn)
-    if status:
-        sys.exit(f"{side} side failed ({status}):\n{err[-3000:]}")
-    return float(out.split("EXAMPLES_PER_SEC ")[1].split()[0])
+        f"--steps_per_loop={FLAGS.steps_per_loop}", f"--batch_size={FLAGS.batch_size}"], onednn)
+    return rate
 
 
 def main(argv):
