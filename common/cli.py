@@ -41,8 +41,9 @@ def define_device_flags():
                       "Image layout (channels_last: what CPU convolutions take, and faster on an H100).")
     flags.DEFINE_integer("steps_per_loop", 10, "Training steps per compiled call (hooks fire between calls).",
                          lower_bound=1)
-    flags.DEFINE_boolean("jit_compile", None, "Compile the train step with XLA (default: on for one GPU tower "
-                         "holding every variable, off otherwise).")
+    flags.DEFINE_boolean("jit_compile", None, "Compile with XLA: the whole train step on one device, each tower's "
+                         "forward and backward pass over several (default: on for one GPU tower holding every "
+                         "variable, off otherwise).")
     flags.DEFINE_integer("random_seed", None, "Seed for weights, dropout, data order and augmentation.")
     flags.DEFINE_enum("dtype", "float32", list(precision.DTYPES),
                       "Compute dtype: float32, or mixed bfloat16 / float16 (with loss scaling), for GPUs.")
@@ -118,11 +119,8 @@ def check_existing_dir(flag_name, path):
 
 def run_config(plan, model_dir, **settings):
     """A RunConfig carrying the shared flags (loop, XLA, seed, towers, cluster)."""
-    try:
-        return RunConfig(model_dir=model_dir, steps_per_loop=FLAGS.steps_per_loop, jit_compile=FLAGS.jit_compile,
-                         tf_random_seed=FLAGS.random_seed, device_plan=plan, cluster=_cluster, **settings)
-    except towers.DevicePlanError as error:
-        raise app.UsageError(str(error)) from error
+    return RunConfig(model_dir=model_dir, steps_per_loop=FLAGS.steps_per_loop, jit_compile=FLAGS.jit_compile,
+                     tf_random_seed=FLAGS.random_seed, device_plan=plan, cluster=_cluster, **settings)
 
 
 def fail(message):

@@ -22,7 +22,7 @@ import keras
 import tensorflow as tf
 from absl import logging
 
-from common import checkpoints, export, hooks as hooks_lib, loops, multiworker, placement, signals, summaries
+from common import checkpoints, export, hooks as hooks_lib, loops, multiworker, placement, signals, summaries, towers
 from common.registry import ModelRegistry
 from common.run_config import RunConfig
 from common.spec import ModeKeys, check_spec
@@ -91,7 +91,8 @@ class Estimator:
         self._train_vars = None
         self._last_spec = None
         self._cluster = self._config.cluster
-        self._step = TowerStep(self._call_model_fn, self._plan, self._cluster)
+        self._step = TowerStep(self._call_model_fn, self._plan, self._cluster,
+                               compile_towers=self._config.compiled_unit() == towers.TOWER)
         self._loops = {}
 
     # ------------------------------------------------------------ properties
@@ -143,7 +144,7 @@ class Estimator:
         return latest
 
     # -------------------------------------------------------- model_fn calls
-    def _call_model_fn(self, features, labels, mode):
+    def _call_model_fn(self, features, labels, mode, global_step=None):
         kwargs = {"features": features}
         optional = {"labels": labels, "mode": mode, "params": self._params, "config": self._config}
         kwargs.update({k: v for k, v in optional.items() if k in self._model_fn_args})
@@ -151,7 +152,7 @@ class Estimator:
         creator = None
         if building:
             creator = placement.placing_creator(self._plan.variable_devices, self._balancer)
-        with self._registry.model_fn_scope(building, creator):
+        with self._registry.model_fn_scope(building, creator, global_step):
             spec = self._model_fn(**kwargs)
         check_spec(spec, mode)
         if mode == ModeKeys.TRAIN and self._optimizer is None:
@@ -211,15 +212,14 @@ class Estimator:
             logging.info("Variables on %s: %d, %.2f MB", device, count, load / 2**20)
 
     def _build_optimizer(self):
-        trainable = [t for t in self._model_vars if t.trainable
-                     and not (self._frozen and self._frozen.match(t.name))]
-        frozen = sum(1 for t in self._model_vars if t.trainable) - len(trainable)
+        frozen = [t for t in self._model_vars if t.trainable and self._frozen and self._frozen.match(t.name)]
+        trainable = [t for t in self._model_vars if t.trainable and not (self._frozen and self._frozen.match(t.name))]
         if frozen:
-            logging.info("Freezing %d variable(s) matching %r", frozen, self._frozen.pattern)
+            logging.info("Freezing %d variable(s) matching %r", len(frozen), self._frozen.pattern)
         stateful = [t for t in self._model_vars if not t.trainable and t.keras_variable is not None]
         with tf.device(self._plan.consolidation_device):
             self._optimizer.build([t.api_variable for t in trainable])
-        self._train_vars = TrainVariables(trainable, stateful, self._optimizer, self._registry.global_step)
+        self._train_vars = TrainVariables(trainable, frozen, stateful, self._optimizer, self._registry.global_step)
 
     # ------------------------------------------------------------ variables
     def _named_variables(self, with_optimizer):
@@ -369,7 +369,7 @@ class Estimator:
         if "train" not in self._loops:
             self._loops["train"] = loops.make_train_loop(
                 lambda batch: self._step.train_step(batch, self._train_vars),
-                values, self._config.compiles_train_step())
+                values, self._config.compiled_unit() == towers.STEP)
         return self._loops["train"]
 
     def _run_train_loop(self, iterator, all_hooks, context, values, start, last_step, stop_requests):

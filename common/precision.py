@@ -30,6 +30,13 @@ def with_loss_scaling(optimizer):
     return optimizer
 
 
+def loss_scale_variables(optimizer):
+    """The Keras variables `scaled` reads: the dynamic loss scale, if any."""
+    if isinstance(optimizer, keras.optimizers.LossScaleOptimizer) and optimizer.built:
+        return [optimizer.dynamic_scale]
+    return []
+
+
 def scaled(loss, optimizer):
     """The loss to differentiate: scaled when the optimizer does loss scaling."""
     if isinstance(optimizer, keras.optimizers.LossScaleOptimizer):

@@ -82,17 +82,22 @@ class ModelRegistry:
                 0, dtype=tf.int64, trainable=False, name="global_step"
             )
         self._building = False
+        self._global_step_read = None
 
     @contextlib.contextmanager
-    def model_fn_scope(self, building=False, placing_creator=None):
+    def model_fn_scope(self, building=False, placing_creator=None, global_step=None):
         """Makes this registry the one model_fn sees, and rules variable creation.
 
         building: variables may be created (the first call), each through
         `placing_creator` (see common.placement); otherwise creating one is a
         VariableCreationError. The optimizer's own variables are exempt.
+        global_step: what get_global_step() answers instead of the variable
+        (an XLA-compiled tower gets the step's value: it cannot read a
+        variable on another device).
         """
         token = _ACTIVE.set(self)
         self._building = building
+        self._global_step_read = global_step
 
         @tf.autograph.experimental.do_not_convert
         def creator(next_creator, **kwargs):
@@ -114,7 +119,11 @@ class ModelRegistry:
                 yield
         finally:
             self._building = False
+            self._global_step_read = None
             _ACTIVE.reset(token)
+
+    def global_step_for_model_fn(self):
+        return self.global_step if self._global_step_read is None else self._global_step_read
 
     def get_module(self, name, factory):
         if name in RESERVED_MODULE_NAMES or "/" in name or not name:
@@ -192,6 +201,7 @@ def get_optimizer(factory):
 
 
 def get_global_step():
-    """The Estimator's global step (int64 variable), as tf.train.get_global_step was."""
-    return active_registry().global_step
+    """The Estimator's global step, as tf.train.get_global_step was: the int64
+    variable, or its value inside an XLA-compiled tower."""
+    return active_registry().global_step_for_model_fn()
 

@@ -13,6 +13,16 @@ it move, the moving variance by the mean of the per-shard variances. (The
 official example kept tower 0's update only, which sees 1/N of the batch.)
 Integer state, such as dropout's seed-generator counter, is assigned tower
 after tower, so every tower draws different random numbers.
+
+With towers.TOWER compilation each tower's pass is one XLA cluster on the
+tower's device. A cluster cannot read a variable on another device, so the
+step reads every variable the towers use once, outside, and each tower
+runs on those values (a StatelessScope's state mapping; the global step
+reaches model_fn as a value too) and differentiates with respect to them.
+Tower i > 0 gets every integer state with i added to its first element
+(for a Keras SeedGenerator, its seed), so the towers still draw different
+random numbers without waiting on each other, and the state keeps tower
+0's update.
 """
 
 import dataclasses
@@ -30,9 +40,36 @@ class TrainVariables:
     """What a train step reads and writes."""
 
     trainable: list            # TrackedVariable, trained by the optimizer
+    frozen: list               # TrackedVariable, trainable but held fixed (frozen_variables)
     stateful: list             # TrackedVariable, non-trainable Keras state
     optimizer: object
     global_step: tf.Variable
+
+    def read_by_towers(self):
+        """The Keras variables a train tower reads, trainable ones first."""
+        model = self.trainable + self.frozen + self.stateful
+        plain = [t.name for t in model if t.keras_variable is None]
+        if plain:
+            raise ValueError(
+                f"jit_compile over several devices compiles each tower on the values of Keras variables, "
+                f"but {', '.join(plain)} {'is a' if len(plain) == 1 else 'are'} plain tf.Variable"
+                f"{'' if len(plain) == 1 else 's'}; build the model from Keras layers, or train without "
+                "--jit_compile")
+        return [t.keras_variable for t in model] + precision.loss_scale_variables(self.optimizer)
+
+
+def _integer_state_offset(values, tower_index):
+    """The values with tower_index added to each integer value's first element."""
+    if tower_index == 0:
+        return values
+    shifted = []
+    for value in values:
+        if value.dtype.is_integer:
+            flat = tf.reshape(value, [-1])
+            flat = tf.tensor_scatter_nd_add(flat, [[0]], tf.constant([tower_index], value.dtype))
+            value = tf.reshape(flat, tf.shape(value))
+        shifted.append(value)
+    return shifted
 
 
 def _first_leaf(structure):
@@ -52,27 +89,72 @@ class TowerStep:
     inside the Estimator's registry scope.
     """
 
-    def __init__(self, call_model_fn: Callable, plan: towers.DevicePlan, cluster=None):
+    def __init__(self, call_model_fn: Callable, plan: towers.DevicePlan, cluster=None, compile_towers=False):
         self._call = call_model_fn
         self._plan = plan
         self._cluster = cluster
+        self._compiled_towers = [] if compile_towers else None
 
     # ----------------------------------------------------------------- train
-    def _tower_train(self, features, labels, variables: TrainVariables):
-        """Loss, gradients, state updates and scalars of one tower."""
+    def _tower_train(self, features, labels, variables: TrainVariables, values=None, global_step=None):
+        """Loss, gradients, state updates and scalars of one tower.
+
+        values: None reads the variables themselves; a compiled tower gets the
+        value of each of variables.read_by_towers() and the global step's.
+        """
+        state_mapping = [] if values is None else list(zip(variables.read_by_towers(), values))
         with tf.GradientTape() as tape:
-            with keras.StatelessScope() as scope:
-                spec = self._call(features, labels, ModeKeys.TRAIN)
+            if values is None:
+                sources = [t.variable for t in variables.trainable]
+            else:
+                sources = values[:len(variables.trainable)]
+                tape.watch(sources)
+            with keras.StatelessScope(state_mapping) as scope:
+                given = dict(scope.state_mapping)
+                spec = self._call(features, labels, ModeKeys.TRAIN, global_step)
                 loss = tf.cast(spec.loss, tf.float32)
                 differentiated = precision.scaled(loss, variables.optimizer)
-        grads = tape.gradient(differentiated, [t.variable for t in variables.trainable])
+        grads = tape.gradient(differentiated, sources)
         updates = {}
         for index, tracked in enumerate(variables.stateful):
             new_value = scope.get_current_value(tracked.keras_variable)
-            if new_value is not None:
+            if new_value is not None and new_value is not given.get(id(tracked.keras_variable)):
                 updates[index] = new_value
         scalars = {name: tf.cast(value, tf.float32) for name, value in spec.scalars.items()}
         return loss, grads, updates, scalars, spec.learning_rate
+
+    def _compiled_tower(self, index, variables: TrainVariables):
+        """Tower `index`'s pass as a jit-compiled function (one each: a trace holds its device)."""
+        while len(self._compiled_towers) <= index:
+            self._compiled_towers.append(tf.function(
+                lambda features, labels, values, step: self._tower_train(features, labels, variables, values, step),
+                jit_compile=True))
+        return self._compiled_towers[index]
+
+    def _tower_passes(self, shards, variables: TrainVariables):
+        """Each tower's _tower_train results, under its device and name scope;
+        integer state updates are assigned here, floating ones left to average."""
+        compiled = self._compiled_towers is not None
+        if compiled:
+            values = [keras_variable.value.read_value() for keras_variable in variables.read_by_towers()]
+            step = variables.global_step.read_value()
+        results = []
+        for index, (device, (shard_features, shard_labels)) in enumerate(zip(self._plan.tower_devices, shards)):
+            with tf.device(device), tf.name_scope(f"tower_{index}"):
+                if compiled:
+                    result = self._compiled_tower(index, variables)(
+                        shard_features, shard_labels, _integer_state_offset(values, index), step)
+                else:
+                    result = self._tower_train(shard_features, shard_labels, variables)
+            updates = result[2]
+            for var_index in list(updates):
+                tracked = variables.stateful[var_index]
+                if not tracked.variable.dtype.is_floating:
+                    new_value = updates.pop(var_index)
+                    if index == 0 or not compiled:  # the next uncompiled tower reads it
+                        tracked.variable.assign(new_value)
+            results.append(result)
+        return results
 
     def train_step(self, batch, variables: TrainVariables):
         """Runs every tower on its shard, averages, applies; returns step values."""
@@ -82,21 +164,14 @@ class TowerStep:
         losses, tower_grads, tower_scalars = [], [], []
         statistics: Dict[int, List[tf.Tensor]] = {}
         learning_rate = None
-        for index, (device, (shard_features, shard_labels)) in enumerate(zip(plan.tower_devices, shards)):
-            with tf.device(device), tf.name_scope(f"tower_{index}"):
-                loss, grads, updates, scalars, tower_lr = self._tower_train(
-                    shard_features, shard_labels, variables)
+        for index, (loss, grads, updates, scalars, tower_lr) in enumerate(self._tower_passes(shards, variables)):
             if index == 0:
                 learning_rate = tower_lr
             losses.append(loss)
             tower_grads.append(grads)
             tower_scalars.append(scalars)
             for var_index, new_value in updates.items():
-                tracked = variables.stateful[var_index]
-                if tracked.variable.dtype.is_floating:
-                    statistics.setdefault(var_index, []).append(new_value)
-                else:
-                    tracked.variable.assign(new_value)
+                statistics.setdefault(var_index, []).append(new_value)
         statistics = {index: self._mean_on(variables.stateful[index].variable.device, values)
                       for index, values in statistics.items()}
         grads = towers.average_gradients(tower_grads, [t.variable for t in variables.trainable])

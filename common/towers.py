@@ -15,6 +15,8 @@ CPU = "CPU"
 GPU = "GPU"
 VARIABLE_STRATEGIES = (CPU, GPU)
 HOST_DEVICE = "/cpu:0"
+STEP = "step"    # XLA compiles the whole train step
+TOWER = "tower"  # XLA compiles each tower's forward and backward pass
 
 
 class DevicePlanError(ValueError):
@@ -71,24 +73,22 @@ class DevicePlan:
         """One tower on the device that holds every variable: the step can be one XLA cluster."""
         return self.num_towers == 1 and self.variable_devices == self.tower_devices
 
-    def compiles_train_step(self, jit_compile):
-        """Whether the train step is compiled with XLA; jit_compile None means "auto".
+    def compiled_unit(self, jit_compile):
+        """What XLA compiles: the whole train STEP, each TOWER, or nothing (None).
 
-        Auto compiles on one GPU that holds every variable (H100, ResNet-44
-        batch 128: 5380 -> 14208 ex/s) and not on CPU, where XLA measured
-        slower (43 vs 55 ex/s). An XLA cluster runs on one device and cannot
-        reach variables on another, so asking for it on a wider plan is an error.
+        jit_compile None means auto: the step on one GPU that holds every
+        variable (H100, ResNet-44 batch 128: 5380 -> 14208 ex/s), nothing on
+        CPU, where XLA measured slower (43 vs 55 ex/s). An XLA cluster runs on
+        one device and cannot reach a variable on another, so over several
+        devices jit_compile=True compiles each tower's forward and backward
+        pass on its own device, fed the variables' values read outside it;
+        auto leaves that off until it has been measured on GPUs.
         """
-        if jit_compile and not self.on_one_device:
-            raise DevicePlanError(
-                f"--jit_compile compiles the whole train step for one device, but the towers run on "
-                f"{', '.join(self.tower_devices)} with variables on {', '.join(self.variable_devices)}; "
-                "XLA cannot reach a variable on another device. Use one tower with its variables "
-                "(--num_gpus=1 --variable_strategy=GPU), or --nojit_compile"
-            )
         if jit_compile is None:
-            return self.uses_gpus and self.on_one_device
-        return jit_compile
+            jit_compile = self.uses_gpus and self.on_one_device
+        if not jit_compile:
+            return None
+        return STEP if self.on_one_device else TOWER
 
 
 def make_device_plan(num_gpus, variable_strategy, cpu_towers=0):

@@ -18,7 +18,8 @@ def blobs(num_examples, dim=4, classes=3, seed=0):
 
 
 def classifier_fn(features, labels, mode, params):
-    """Dense classifier; params choose hidden units, batch norm, dropout, optimizer.
+    """Dense classifier; params choose hidden units, batch norm, dropout, optimizer,
+    and a learning_rate_schedule of the global step.
 
     params["trace_log"], when given, collects (mode, loss device) per traced call.
     """
@@ -44,8 +45,10 @@ def classifier_fn(features, labels, mode, params):
         params["trace_log"].append((mode, loss.device))
     optimizer = common.get_optimizer(lambda: keras.optimizers.SGD(
         params.get("learning_rate", 0.1), momentum=params.get("momentum", 0.9)))
+    schedule = params.get("learning_rate_schedule")
     return common.EstimatorSpec(
         mode, predictions=predictions, loss=loss, optimizer=optimizer,
+        learning_rate=schedule(common.get_global_step()) if schedule else None,
         eval_metric_ops={"accuracy": metrics.accuracy(labels, predictions["classes"])},
         scalars={"batch_accuracy": tf.reduce_mean(
             tf.cast(tf.equal(predictions["classes"], labels), tf.float32))})

@@ -54,7 +54,6 @@ def mnist_run(tmp_path_factory):
     ("--lr_schedule=cosine", "--lr_schedule=cosine"),
     ("--data_dir=/nonexistent/mnist", "--data_dir=/nonexistent/mnist does not exist"),
     ("--validation_fraction=1.5", "--validation_fraction=1.5"),
-    ("--cpu_towers=2 --jit_compile", "--jit_compile compiles the whole train step for one device"),
 ])
 def test_mnist_bad_flags_leave_the_model_dir_alone(mnist_run, flag, message):
     data_dir, model_dir = mnist_run

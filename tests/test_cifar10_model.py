@@ -72,7 +72,8 @@ def colour_data(tmp_path_factory):
     return directory
 
 
-@pytest.mark.parametrize("towers", [[], ["--cpu_towers=2", "--variable_strategy=GPU"]])
+@pytest.mark.parametrize("towers", [[], ["--cpu_towers=2", "--variable_strategy=GPU"],
+                                    ["--cpu_towers=2", "--variable_strategy=GPU", "--jit_compile"]])
 def test_resnet20_learns_colours(colour_data, tmp_path, towers):
     result = run_main(f"--data_dir={colour_data}", f"--job_dir={tmp_path / 'job'}", "--num_layers=20",
                       "--train_steps=60", "--train_batch_size=32", "--eval_batch_size=50", "--learning_rate=0.1",

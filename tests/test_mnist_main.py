@@ -98,8 +98,9 @@ def test_corrupt_data_file_is_named(tmp_path):
     assert not (tmp_path / "model").exists()
 
 
-def test_float16_with_loss_scaling_trains(sample_dir, tmp_path):
-    result = small_run(sample_dir, tmp_path / "model", "--train_steps=20", "--dtype=float16")
+@pytest.mark.parametrize("towers", [[], ["--cpu_towers=2", "--jit_compile"]])
+def test_float16_with_loss_scaling_trains(sample_dir, tmp_path, towers):
+    result = small_run(sample_dir, tmp_path / "model", "--train_steps=20", "--dtype=float16", *towers)
     assert result.returncode == 0, result.stderr[-3000:]
     accuracy = float(result.stdout.split("Test accuracy: ")[1].split()[0])
     assert accuracy > 0.3

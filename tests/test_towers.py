@@ -1,11 +1,12 @@
 """Towers on real logical CPU devices: sharding, averaging, placement, BN, errors."""
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
 import common
-from common import towers
+from common import schedules, summaries, towers
 from tests import models
 
 FEATURES, LABELS = models.blobs(256)
@@ -180,25 +181,22 @@ def test_device_plan_checks_name_the_flag_and_numbers():
     assert plan.consolidation_device == "/cpu:0" and plan.variable_devices == ("/cpu:0", "/cpu:1")
 
 
-def test_xla_auto_compiles_the_step_only_on_one_gpu_holding_every_variable():
+def test_xla_compiles_the_step_on_one_device_and_each_tower_over_several():
     one_gpu = towers.DevicePlan(("/gpu:0",), "GPU")
-    assert one_gpu.compiles_train_step(None) is True
-    assert one_gpu.compiles_train_step(False) is False
-    assert towers.DevicePlan(("/gpu:0",), "CPU").compiles_train_step(None) is False
-    assert towers.DevicePlan(("/gpu:0", "/gpu:1"), "GPU").compiles_train_step(None) is False
-    assert towers.DevicePlan.single_cpu().compiles_train_step(None) is False
-    assert towers.DevicePlan.single_cpu().compiles_train_step(True) is True
+    two_gpus = towers.DevicePlan(("/gpu:0", "/gpu:1"), "GPU")
+    assert one_gpu.compiled_unit(None) == towers.STEP
+    assert one_gpu.compiled_unit(False) is None
+    assert towers.DevicePlan(("/gpu:0",), "CPU").compiled_unit(None) is None
+    assert towers.DevicePlan(("/gpu:0",), "CPU").compiled_unit(True) == towers.TOWER  # variables on the host
+    assert two_gpus.compiled_unit(None) is None
+    assert two_gpus.compiled_unit(True) == towers.TOWER
+    assert towers.DevicePlan.single_cpu().compiled_unit(None) is None
+    assert towers.DevicePlan.single_cpu().compiled_unit(True) == towers.STEP
     config = common.RunConfig(device_plan=one_gpu)
-    assert config.compiles_train_step() is True
-    assert config.replace(device_plan=towers.DevicePlan(("/gpu:0", "/gpu:1"), "GPU")).compiles_train_step() is False
-    assert config.replace(cluster=object()).compiles_train_step() is False  # collectives across hosts
-
-
-def test_jit_compile_over_several_devices_is_refused_by_name():
-    plan = towers.make_device_plan(0, "GPU", cpu_towers=2)
-    with pytest.raises(towers.DevicePlanError, match=r"--jit_compile .* /cpu:0, /cpu:1 with variables on /cpu:0, /cpu:1"):
-        common.RunConfig(device_plan=plan, jit_compile=True)
-    assert common.RunConfig(device_plan=plan).compiles_train_step() is False
+    assert config.compiled_unit() == towers.STEP
+    assert config.replace(device_plan=two_gpus).compiled_unit() is None
+    assert config.replace(device_plan=two_gpus, jit_compile=True).compiled_unit() == towers.TOWER
+    assert config.replace(cluster=object()).compiled_unit() is None  # collectives across hosts
 
 
 def test_xla_compiled_step_trains_like_the_plain_step(tmp_path):
@@ -211,3 +209,65 @@ def test_xla_compiled_step_trains_like_the_plain_step(tmp_path):
     assert runs[True].keys() == runs[False].keys()
     for name, value in runs[True].items():
         np.testing.assert_allclose(value, runs[False][name], rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.parametrize("strategy", ["CPU", "GPU"])
+def test_compiled_towers_train_like_plain_towers(tmp_path, strategy):
+    runs = {}
+    for jit in (False, True):
+        config = common.RunConfig(tf_random_seed=5, jit_compile=jit, device_plan=models.plan(2, strategy))
+        est = common.Estimator(models.classifier_fn, str(tmp_path / str(jit)),
+                               params={"hidden": 8, "batch_norm": True}, config=config)
+        est.train(one_batch(), steps=3)
+        runs[jit] = model_values(est)
+    assert "net/classifier/bn/moving_mean" in runs[True]
+    for name, value in runs[True].items():
+        np.testing.assert_allclose(value, runs[False][name], rtol=1e-4, atol=1e-6, err_msg=name)
+
+
+def test_compiled_towers_see_the_global_step(tmp_path):
+    schedule = schedules.piecewise_constant([2, 4], [0.1, 0.01, 0.001])
+    config = common.RunConfig(jit_compile=True, device_plan=models.plan(2), save_summary_steps=1)
+    est = common.Estimator(models.classifier_fn, str(tmp_path), config=config,
+                           params={"hidden": 8, "learning_rate_schedule": schedule})
+    est.train(one_batch(), steps=6)
+    logged = summaries.read_scalars(str(tmp_path))["learning_rate"]
+    # the rate a step reports is the schedule at the global step it starts from
+    assert [step for step, _ in logged] == [1, 2, 3, 4, 5, 6]
+    np.testing.assert_allclose([rate for _, rate in logged], [0.1, 0.1, 0.1, 0.01, 0.01, 0.001], rtol=1e-6)
+
+
+def test_compiled_towers_draw_different_dropout_masks(tmp_path):
+    """Two compiled towers on two copies of one shard differ from one tower on it only
+    if their masks differ; the seed state keeps tower 0's advance (one per step)."""
+    shard_x, shard_y = FEATURES[:16], LABELS[:16]
+    copies = (np.concatenate([shard_x, shard_x]), np.concatenate([shard_y, shard_y]))
+    results = {}
+    for num_towers, batch in ((1, (shard_x, shard_y)), (2, copies)):
+        config = common.RunConfig(tf_random_seed=5, jit_compile=True, device_plan=models.plan(num_towers))
+        for dropout in (0.0, 0.5):
+            est = common.Estimator(models.classifier_fn, str(tmp_path / f"{num_towers}_{dropout}"),
+                                   params={"hidden": 16, "dropout": dropout}, config=config)
+            est.train(lambda: tf.data.Dataset.from_tensors(batch).repeat(), steps=2)
+            results[num_towers, dropout] = model_values(est)
+    kernel = "net/classifier/hidden/kernel"
+    np.testing.assert_allclose(results[2, 0.0][kernel], results[1, 0.0][kernel], rtol=1e-5, atol=1e-6)
+    assert np.abs(results[2, 0.5][kernel] - results[1, 0.5][kernel]).max() > 1e-3
+    assert results[2, 0.5]["net/seed_generator/seed_generator_state"][1] == 2
+
+
+def test_compiled_towers_need_keras_variables(tmp_path):
+    def model_fn(features, labels, mode):
+        scale = common.get_module("scale", lambda: tf.Module(name="scale"))
+        if not hasattr(scale, "weight"):
+            scale.weight = tf.Variable(1.0, name="weight")
+        loss = tf.reduce_mean(tf.square(scale.weight * features - tf.cast(labels, tf.float32)[:, None]))
+        return common.EstimatorSpec(mode, loss=loss,
+                                    optimizer=common.get_optimizer(lambda: keras.optimizers.SGD(0.1)))
+
+    config = common.RunConfig(jit_compile=True, device_plan=models.plan(2))
+    est = common.Estimator(model_fn, str(tmp_path), config=config)
+    with pytest.raises(ValueError, match=r"scale/weight is a plain tf.Variable; .* without --jit_compile"):
+        est.train(one_batch(), steps=1)
+    common.Estimator(model_fn, str(tmp_path / "plain"), config=config.replace(jit_compile=False)).train(
+        one_batch(), steps=1)
