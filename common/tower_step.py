@@ -29,6 +29,7 @@ import dataclasses
 from typing import Callable, Dict, List
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 from common import precision, towers
@@ -60,14 +61,12 @@ class TrainVariables:
 
 def _integer_state_offset(values, tower_index):
     """The values with tower_index added to each integer value's first element."""
-    if tower_index == 0:
-        return values
     shifted = []
     for value in values:
-        if value.dtype.is_integer:
-            flat = tf.reshape(value, [-1])
-            flat = tf.tensor_scatter_nd_add(flat, [[0]], tf.constant([tower_index], value.dtype))
-            value = tf.reshape(flat, tf.shape(value))
+        if value.dtype.is_integer and tower_index:
+            offset = np.zeros(value.shape, value.dtype.as_numpy_dtype)
+            offset.flat[0] = tower_index
+            value = value + offset
         shifted.append(value)
     return shifted
 
