@@ -96,7 +96,8 @@ def main(argv):
     config = cli.run_config(plan, FLAGS.job_dir, save_checkpoints_steps=FLAGS.save_checkpoints_steps)
     estimator = common.Estimator(model_fn.model_fn, config=config, params=_params(plan, batches_per_epoch))
     train_hooks = [hooks.ExamplesPerSecondHook(FLAGS.train_batch_size, every_n_steps=10),
-                   hooks.LoggingTensorHook({"learning_rate": "learning_rate", "loss": "loss"}, every_n_iter=100)]
+                   hooks.LoggingTensorHook({"learning_rate": "learning_rate", "loss": "loss"}, every_n_iter=100),
+                   *cli.profiler_hooks()]
     train_input = input_fn.input_fn(FLAGS.data_dir, "train", FLAGS.train_batch_size,
                                     FLAGS.use_distortion_for_training, synthetic, FLAGS.random_seed)
     eval_input = input_fn.input_fn(FLAGS.data_dir, "eval", FLAGS.eval_batch_size, synthetic=synthetic)

@@ -15,7 +15,7 @@ from absl import app, flags, logging
 
 from common import multiworker, precision, runtime, towers
 from common.checkpoints import CheckpointMismatchError
-from common.hooks import NanLossDuringTrainingError
+from common.hooks import NanLossDuringTrainingError, ProfilerHook
 from common.run_config import RunConfig
 from common.signals import TrainingInterrupted
 
@@ -23,7 +23,7 @@ FLAGS = flags.FLAGS
 
 
 def define_device_flags():
-    """Towers, devices, threads and the compiled loop."""
+    """Towers, devices, threads, the compiled loop and profiling."""
     flags.DEFINE_integer("num_gpus", None, "GPU towers; default: every GPU TensorFlow finds (0 on a CPU machine).",
                          lower_bound=0)
     flags.DEFINE_enum("variable_strategy", "CPU", list(towers.VARIABLE_STRATEGIES),
@@ -49,6 +49,28 @@ def define_device_flags():
                       "Compute dtype: float32, or mixed bfloat16 / float16 (with loss scaling), for GPUs.")
     flags.DEFINE_integer("collective_timeout_secs", 600,
                          "With TF_CONFIG: a cross-host all-reduce waiting this long is an error.", lower_bound=1)
+    flags.DEFINE_list("profile_steps", [], "FIRST,LAST: trace global steps FIRST to LAST with the TensorFlow "
+                      "profiler into the model dir (TensorBoard's Profile tab).")
+    flags.register_validator("profile_steps", _is_step_range,
+                             "--profile_steps must be two global steps FIRST,LAST with 1 <= FIRST <= LAST")
+
+
+def _is_step_range(values):
+    if not values:
+        return True
+    try:
+        first, last = (int(value) for value in values)
+    except ValueError:
+        return False
+    return 1 <= first <= last
+
+
+def profiler_hooks():
+    """[hooks.ProfilerHook] for --profile_steps, or [] when it is not given."""
+    if not FLAGS.profile_steps:
+        return []
+    first, last = (int(value) for value in FLAGS.profile_steps)
+    return [ProfilerHook(first, last)]
 
 
 _cluster = None

@@ -82,7 +82,7 @@ def main(argv):
                           training=True, augment_images=FLAGS.augment, cache=FLAGS.cache_images,
                           seed=FLAGS.random_seed),
         max_steps=FLAGS.train_steps,
-        hooks=[hooks.ExamplesPerSecondHook(FLAGS.train_batch_size, every_n_steps=100)])
+        hooks=[hooks.ExamplesPerSecondHook(FLAGS.train_batch_size, every_n_steps=100), *cli.profiler_hooks()])
     if len(val_idx):
         eval_spec = common.EvalSpec(
             input_fn.input_fn(paths[val_idx], labels[val_idx], FLAGS.image_size, FLAGS.eval_batch_size,

@@ -80,6 +80,7 @@ def main(argv):
     train_hooks = [
         hooks.ExamplesPerSecondHook(FLAGS.train_batch_size, every_n_steps=100),
         hooks.LoggingTensorHook(["learning_rate", "loss"], every_n_iter=100),
+        *cli.profiler_hooks(),
     ]
     train_spec = common.TrainSpec(
         input_fn.input_fn(*splits["train"], FLAGS.train_batch_size, training=True, seed=FLAGS.random_seed),

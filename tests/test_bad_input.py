@@ -54,6 +54,8 @@ def mnist_run(tmp_path_factory):
     ("--lr_schedule=cosine", "--lr_schedule=cosine"),
     ("--data_dir=/nonexistent/mnist", "--data_dir=/nonexistent/mnist does not exist"),
     ("--validation_fraction=1.5", "--validation_fraction=1.5"),
+    ("--profile_steps=9", "--profile_steps must be two global steps FIRST,LAST with 1 <= FIRST <= LAST"),
+    ("--profile_steps=4,2", "--profile_steps must be two global steps FIRST,LAST"),
 ])
 def test_mnist_bad_flags_leave_the_model_dir_alone(mnist_run, flag, message):
     data_dir, model_dir = mnist_run

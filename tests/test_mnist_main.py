@@ -38,8 +38,9 @@ def small_run(sample_dir, model_dir, *extra):
 
 def test_train_eval_export_then_resume(sample_dir, tmp_path):
     model_dir = tmp_path / "model"
-    first = small_run(sample_dir, model_dir, "--train_steps=40", "--cpu_towers=2")
+    first = small_run(sample_dir, model_dir, "--train_steps=40", "--cpu_towers=2", "--profile_steps=11,15")
     assert first.returncode == 0, first.stderr[-3000:]
+    assert len(list(model_dir.glob("plugins/profile/*/*.xplane.pb"))) == 1
     assert "Test accuracy: " in first.stdout and "on 200 images (global step 40)" in first.stdout
     accuracy = float(first.stdout.split("Test accuracy: ")[1].split()[0])
     assert accuracy > 0.5  # 40 steps of 32 real digits: far above chance (0.1)
