@@ -152,9 +152,13 @@ def test_warm_start_takes_only_matched_variables(tmp_path):
                            source.get_variable_value("net/classifier/logits/kernel"))
 
 
-def test_frozen_variables_do_not_move(tmp_path):
+@pytest.mark.parametrize("compiled_towers", [False, True])
+def test_frozen_variables_do_not_move(tmp_path, compiled_towers):
+    config = common.RunConfig(tf_random_seed=3)
+    if compiled_towers:  # frozen variables spread over both devices, read by each compiled tower
+        config = config.replace(jit_compile=True, device_plan=models.plan(2, "GPU"))
     estimator = common.Estimator(models.classifier_fn, str(tmp_path), params={"hidden": 8},
-                                 config=common.RunConfig(tf_random_seed=3), frozen_variables="net/classifier/hidden/")
+                                 config=config, frozen_variables="net/classifier/hidden/")
     estimator.train(models.train_input(FEATURES, LABELS, 32), steps=1)
     start = {n: estimator.get_variable_value(n) for n in estimator.get_variable_names()}
     estimator.train(models.train_input(FEATURES, LABELS, 32), steps=10)
