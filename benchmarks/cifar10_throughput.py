@@ -19,7 +19,6 @@ from run to run. Keras fit compiles with XLA on a GPU by default
 
 import statistics
 import sys
-import tempfile
 
 import harness
 from absl import app, flags
@@ -30,10 +29,8 @@ FLAGS = flags.FLAGS
 flags.DEFINE_integer("steps", 30, "Measured training steps per run.")
 flags.DEFINE_integer("warmup", 20, "Steps left out of the figure at the start of each run (tracing, autotuning).")
 flags.DEFINE_integer("repeats", 3, "Runs of each side; the medians are printed.")
-flags.DEFINE_integer("num_layers", 44, "ResNet depth.")
-flags.DEFINE_integer("batch_size", 128, "Training batch.")
+harness.define_cifar10_main_flags()
 flags.DEFINE_enum("dtype", "float32", list(precision.DTYPES), "Compute dtype of both sides.")
-flags.DEFINE_list("main_flags", [], "Extra flags for cifar10.main.")
 flags.DEFINE_boolean("keras_worker", False, "Internal: run the Keras side and print its figure.")
 
 
@@ -54,14 +51,7 @@ def keras_side():
 
 def ours_once():
     """(examples/sec, peak MiB) of one cifar10.main run."""
-    out, err, status, rss = harness.run_measuring_memory([
-        sys.executable, "-m", "cifar10.main", f"--job_dir={tempfile.mkdtemp(prefix='cifar_bench_')}",
-        "--synthetic_data", f"--num_layers={FLAGS.num_layers}", f"--train_steps={FLAGS.warmup + FLAGS.steps}",
-        f"--train_batch_size={FLAGS.batch_size}", "--eval_steps=1", "--save_checkpoints_steps=100000",
-        f"--dtype={FLAGS.dtype}",
-        *FLAGS.main_flags])
-    if status:
-        sys.exit(f"cifar10.main failed ({status}):\n{err[-3000:]}")
+    _, err, rss = harness.run_cifar10_main(FLAGS.warmup + FLAGS.steps, f"--dtype={FLAGS.dtype}")
     return harness.logged_examples_per_sec(err, FLAGS.warmup), rss
 
 

@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -20,6 +21,7 @@ if ROOT not in sys.path:
 
 import keras  # noqa: E402
 import tensorflow as tf  # noqa: E402
+from absl import flags  # noqa: E402
 
 import common  # noqa: E402
 from common import hooks  # noqa: E402
@@ -95,6 +97,28 @@ def child_env(onednn=None):
     if onednn is not None:
         env["TF_ENABLE_ONEDNN_OPTS"] = "1" if onednn else "0"
     return env
+
+
+def define_cifar10_main_flags():
+    """--num_layers, --batch_size and --main_flags of a benchmark that runs cifar10.main."""
+    flags.DEFINE_integer("num_layers", 44, "ResNet depth.")
+    flags.DEFINE_integer("batch_size", 128, "Training batch.")
+    flags.DEFINE_list("main_flags", [], "Extra flags for cifar10.main.")
+
+
+def run_cifar10_main(train_steps, *extra_flags):
+    """Trains cifar10.main on synthetic data to `train_steps` with the flags of
+    define_cifar10_main_flags in a new job dir; returns (job dir, stderr, peak
+    resident MiB), or exits with the log if it fails."""
+    job_dir = tempfile.mkdtemp(prefix="cifar_bench_")
+    _, err, status, rss = run_measuring_memory([
+        sys.executable, "-m", "cifar10.main", f"--job_dir={job_dir}", "--synthetic_data",
+        f"--num_layers={flags.FLAGS.num_layers}", f"--train_steps={train_steps}",
+        f"--train_batch_size={flags.FLAGS.batch_size}", "--eval_steps=1", "--save_checkpoints_steps=100000",
+        *extra_flags, *flags.FLAGS.main_flags])
+    if status:
+        sys.exit(f"cifar10.main failed ({status}):\n{err[-3000:]}")
+    return job_dir, err, rss
 
 
 def run_measuring_memory(command, onednn=None):

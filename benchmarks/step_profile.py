@@ -15,19 +15,16 @@ import collections
 import glob
 import os
 import sys
-import tempfile
 
 import harness
 from absl import app, flags
 from tensorflow.tsl.profiler.protobuf import xplane_pb2
 
 FLAGS = flags.FLAGS
-flags.DEFINE_integer("num_layers", 44, "ResNet depth.")
-flags.DEFINE_integer("batch_size", 128, "Training batch.")
+harness.define_cifar10_main_flags()
 flags.DEFINE_integer("first_step", 21, "First traced global step (after tracing and warm-up).")
 flags.DEFINE_integer("last_step", 25, "Last traced global step.")
 flags.DEFINE_integer("top", 10, "Op types to print.")
-flags.DEFINE_list("main_flags", [], "Extra flags for cifar10.main.")
 
 FRAMEWORK = "(framework)"
 
@@ -63,15 +60,10 @@ def op_type_times(trace_path):
 
 def main(argv):
     del argv
-    model_dir = tempfile.mkdtemp(prefix="cifar_profile_")
-    command = [sys.executable, "-m", "cifar10.main", f"--job_dir={model_dir}", "--synthetic_data",
-               f"--num_layers={FLAGS.num_layers}", f"--train_batch_size={FLAGS.batch_size}",
-               f"--train_steps={FLAGS.last_step}", "--eval_steps=1", "--save_checkpoints_steps=100000",
-               f"--profile_steps={FLAGS.first_step},{FLAGS.last_step}", *FLAGS.main_flags]
-    _, err, status, _ = harness.run_measuring_memory(command)
-    traces = glob.glob(os.path.join(model_dir, "plugins", "profile", "*", "*.xplane.pb"))
-    if status or not traces:
-        sys.exit(f"cifar10.main failed ({status}) or wrote no trace:\n{err[-3000:]}")
+    job_dir, err, _ = harness.run_cifar10_main(FLAGS.last_step, f"--profile_steps={FLAGS.first_step},{FLAGS.last_step}")
+    traces = glob.glob(os.path.join(job_dir, "plugins", "profile", "*", "*.xplane.pb"))
+    if not traces:
+        sys.exit(f"cifar10.main wrote no trace under {job_dir}:\n{err[-3000:]}")
     totals = op_type_times(traces[0])
     whole = sum(totals.values())
     steps = FLAGS.last_step - FLAGS.first_step + 1

@@ -8,7 +8,6 @@ import threading
 import time
 
 import numpy as np
-import pytest
 import tensorflow as tf
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
