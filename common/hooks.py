@@ -31,8 +31,9 @@ class NanLossDuringTrainingError(RuntimeError):
 
     def __init__(self, step, loss):
         super().__init__(
-            f"Model diverged with loss = {loss} at global step {step}. The last "
-            "checkpoint in model_dir was written before this step."
+            f"Model diverged with loss = {loss} at global step {step} (a step whose loss or any "
+            "gradient is not finite reports a NaN loss). The last checkpoint in model_dir was "
+            "written before this step."
         )
         self.step = step
 

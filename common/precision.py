@@ -30,6 +30,12 @@ def with_loss_scaling(optimizer):
     return optimizer
 
 
+def skips_non_finite_updates(optimizer):
+    """Whether the optimizer itself skips an update whose gradients are not
+    finite (loss scaling: that is how it finds the scale too high)."""
+    return isinstance(optimizer, keras.optimizers.LossScaleOptimizer)
+
+
 def loss_scale_variables(optimizer):
     """The Keras variables `scaled` reads: the dynamic loss scale, if any."""
     if isinstance(optimizer, keras.optimizers.LossScaleOptimizer) and optimizer.built:

@@ -71,6 +71,26 @@ def _integer_state_offset(values, tower_index):
     return shifted
 
 
+def _nan_unless_finite(loss, grads, device):
+    """The loss, or NaN when a gradient is not finite.
+
+    oneDNN's fused MatMul/Conv + BiasAdd + ReLU turns NaN into 0, so a batch
+    holding NaN can leave the loss finite while NaN gradients reach the
+    weights; reporting NaN lets the loop stop at that step, the NaN hook name
+    it and the checkpoint saver keep the last finite state.
+    """
+    checks = []
+    for grad in grads:
+        if grad is not None:
+            values = grad.values if isinstance(grad, tf.IndexedSlices) else grad
+            with tf.device(values.device):
+                checks.append(tf.reduce_all(tf.math.is_finite(values)))
+    if not checks:
+        return loss
+    with tf.device(device):
+        return tf.where(tf.reduce_all(tf.stack(checks)), loss, tf.constant(float("nan"), loss.dtype))
+
+
 def _first_leaf(structure):
     return tf.nest.flatten(structure)[0]
 
@@ -177,6 +197,8 @@ class TowerStep:
         loss = self._mean_on(plan.consolidation_device, losses)
         if self._cluster is not None:
             grads, statistics, loss = self._reduce_across_hosts(grads, statistics, loss)
+        if not precision.skips_non_finite_updates(variables.optimizer):
+            loss = _nan_unless_finite(loss, grads, plan.consolidation_device)
         for index, value in statistics.items():
             variables.stateful[index].variable.assign(value)
         optimizer = variables.optimizer

@@ -137,6 +137,22 @@ def test_nan_loss_stops_with_the_step_and_keeps_last_good_checkpoint(tmp_path):
     assert fresh.get_variable_value("global_step") == 8
 
 
+def test_a_finite_loss_with_nan_gradients_stops_like_a_nan_loss(tmp_path):
+    def model_fn(features, labels, mode):
+        scale = common.get_module("scale", lambda: keras.layers.Dense(1, use_bias=False, kernel_initializer="ones"))
+        y = scale(features)
+        # y ** 0.5 has a NaN gradient where y < 0: tf.where keeps it out of the loss, not out of the gradient
+        loss = tf.reduce_mean(tf.where(y > 0, tf.pow(y, 0.5), tf.zeros_like(y)))
+        return common.EstimatorSpec(mode, loss=loss, optimizer=common.get_optimizer(lambda: keras.optimizers.SGD(0.1)))
+
+    features = np.array([[1.0], [4.0], [-1.0], [9.0]], np.float32)
+    estimator = common.Estimator(model_fn, str(tmp_path), config=common.RunConfig(save_checkpoints_steps=1))
+    with pytest.raises(hooks.NanLossDuringTrainingError, match="loss = nan at global step 1"):
+        estimator.train(lambda: tf.data.Dataset.from_tensors((features, features)).repeat(), steps=3)
+    assert estimator.latest_checkpoint().endswith("model.ckpt-0")
+    assert np.isfinite(estimator.get_variable_value("scale/dense/kernel")).all()
+
+
 def test_warm_start_takes_only_matched_variables(tmp_path):
     source = make_estimator(tmp_path / "source")
     source.train(models.train_input(FEATURES, LABELS, 32), steps=10)
