@@ -7,12 +7,13 @@ of the conftest, before any test module touches a tensor.
 import os
 import sys
 
-import tensorflow as tf
-from absl import logging
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+
+import common  # noqa: E402,F401  (first, as in the mains: TensorFlow loads with the project's kernel settings)
+import tensorflow as tf  # noqa: E402
+from absl import logging  # noqa: E402
 
 NUM_LOGICAL_CPUS = 4
 _cpus = tf.config.list_physical_devices("CPU")
