@@ -25,26 +25,26 @@ def needs_loss_scaling():
 
 def with_loss_scaling(optimizer):
     """The optimizer, wrapped for float16 when the policy calls for it."""
-    if needs_loss_scaling() and not isinstance(optimizer, keras.optimizers.LossScaleOptimizer):
+    if needs_loss_scaling() and not scales_loss(optimizer):
         return keras.optimizers.LossScaleOptimizer(optimizer)
     return optimizer
 
 
-def skips_non_finite_updates(optimizer):
-    """Whether the optimizer itself skips an update whose gradients are not
-    finite (loss scaling: that is how it finds the scale too high)."""
+def scales_loss(optimizer):
+    """Whether the optimizer does loss scaling; such an optimizer also skips an
+    update whose gradients are not finite (that is how it finds the scale too high)."""
     return isinstance(optimizer, keras.optimizers.LossScaleOptimizer)
 
 
 def loss_scale_variables(optimizer):
     """The Keras variables `scaled` reads: the dynamic loss scale, if any."""
-    if isinstance(optimizer, keras.optimizers.LossScaleOptimizer) and optimizer.built:
+    if scales_loss(optimizer) and optimizer.built:
         return [optimizer.dynamic_scale]
     return []
 
 
 def scaled(loss, optimizer):
     """The loss to differentiate: scaled when the optimizer does loss scaling."""
-    if isinstance(optimizer, keras.optimizers.LossScaleOptimizer):
+    if scales_loss(optimizer):
         return optimizer.scale_loss(loss)
     return loss

@@ -197,7 +197,7 @@ class TowerStep:
         loss = self._mean_on(plan.consolidation_device, losses)
         if self._cluster is not None:
             grads, statistics, loss = self._reduce_across_hosts(grads, statistics, loss)
-        if not precision.skips_non_finite_updates(variables.optimizer):
+        if not precision.scales_loss(variables.optimizer):  # that optimizer skips non-finite updates itself
             loss = _nan_unless_finite(loss, grads, plan.consolidation_device)
         for index, value in statistics.items():
             variables.stateful[index].variable.assign(value)
