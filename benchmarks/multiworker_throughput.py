@@ -19,7 +19,7 @@ import harness
 from absl import app, flags
 
 FLAGS = flags.FLAGS
-flags.DEFINE_integer("steps", 300, "Global steps (the rate is taken over steps 100-300).")
+flags.DEFINE_integer("steps", 300, "Global steps (the rate is taken from step 100 on).")
 flags.DEFINE_integer("batch_size", 64, "Batch per host.")
 
 
