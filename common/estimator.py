@@ -212,8 +212,11 @@ class Estimator:
             logging.info("Variables on %s: %d, %.2f MB", device, count, load / 2**20)
 
     def _build_optimizer(self):
-        frozen = [t for t in self._model_vars if t.trainable and self._frozen and self._frozen.match(t.name)]
-        trainable = [t for t in self._model_vars if t.trainable and not (self._frozen and self._frozen.match(t.name))]
+        trainable, frozen = [], []
+        for tracked in self._model_vars:
+            if tracked.trainable:
+                held = self._frozen is not None and self._frozen.match(tracked.name)
+                (frozen if held else trainable).append(tracked)
         if frozen:
             logging.info("Freezing %d variable(s) matching %r", len(frozen), self._frozen.pattern)
         stateful = [t for t in self._model_vars if not t.trainable and t.keras_variable is not None]
