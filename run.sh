@@ -5,7 +5,7 @@
 #   ./run.sh cifar10 [flags]    python -m cifar10.main [flags]
 #   ./run.sh cifar10_tfrecords [flags]   python -m cifar10.generate_cifar10_tfrecords [flags]
 #   ./run.sh dogcat  [flags]    python -m dogcat.main [flags]
-#   ./run.sh test    [pytest args]       the test suite
+#   ./run.sh test    [pytest args]       lint (ruff), then the test suite
 #   ./run.sh bench NAME [flags] python benchmarks/NAME.py [flags]
 # TF_EXTRA=gpu ./run.sh ...     installs tensorflow[and-cuda] instead of tensorflow-cpu.
 set -euo pipefail
@@ -37,6 +37,7 @@ case "$job" in
     exec "$PY" -m cifar10.generate_cifar10_tfrecords "$@" ;;
   test)
     install
+    "$VENV/bin/ruff" check .   # lint first: line length, unused imports (ruff.toml)
     exec "$PY" -m pytest -q tests "$@" ;;
   bench)
     install

@@ -37,7 +37,10 @@ def make_tarball(directory, per_batch=40, seed=0, learnable=False, overrides=Non
     with tarfile.open(path, "w:gz") as tar:
         for name in generator.TRAIN_BATCHES + [generator.TEST_BATCH]:
             labels = rng.randint(0, 10, per_batch)
-            images = colour_images(labels, rng) if learnable else rng.randint(0, 256, (per_batch, 3072)).astype(np.uint8)
+            if learnable:
+                images = colour_images(labels, rng)
+            else:
+                images = rng.randint(0, 256, (per_batch, 3072)).astype(np.uint8)
             batches[name] = (images, labels)
             data = overrides.get(name, batch_bytes(images, labels, name))
             info = tarfile.TarInfo(f"{generator.BATCH_DIR}/{name}")

@@ -23,7 +23,7 @@ def generated(tmp_path_factory):
 def all_examples(directory, subset, use_distortion=False):
     dataset = input_fn.Cifar10DataSet(directory, subset, use_distortion)
     records = tf.data.TFRecordDataset(dataset.get_filenames()).map(dataset.parser)
-    images, labels = zip(*[(i.numpy(), l.numpy()) for i, l in records])
+    images, labels = zip(*[(image.numpy(), label.numpy()) for image, label in records])
     return np.stack(images), np.array(labels)
 
 
@@ -61,7 +61,7 @@ def test_distortion_only_on_training_images(generated):
     assert sum(tuple(img.ravel()) not in source for img in images.numpy()) > 8
     eval_images, _ = next(iter(input_fn.Cifar10DataSet(directory, "eval", use_distortion=True).make_batch(40)))
     np.testing.assert_array_equal(eval_images.numpy(), all_examples(directory, "eval")[0])
-    sizes = [len(l) for _, l in input_fn.Cifar10DataSet(directory, "eval").make_batch(15)]
+    sizes = [len(batch_labels) for _, batch_labels in input_fn.Cifar10DataSet(directory, "eval").make_batch(15)]
     assert sizes == [15, 15, 10]
 
 
@@ -101,7 +101,8 @@ def test_bad_tarballs_are_clear_errors(tmp_path):
         generator.read_tarball(str(path))
     wrong = cifar_files.batch_bytes(np.zeros((5, 1024), np.uint8), [1] * 5)
     cifar_files.make_tarball(str(tmp_path), overrides={"data_batch_3": wrong})
-    with pytest.raises(input_fn.CifarDataError, match=r"data_batch_3: b'data' must be uint8 \[N, 3072\], got \(5, 1024\)"):
+    with pytest.raises(input_fn.CifarDataError,
+                       match=r"data_batch_3: b'data' must be uint8 \[N, 3072\], got \(5, 1024\)"):
         generator.read_tarball(str(path))
     evil = pickle.dumps({b"data": os.system}, protocol=2)
     cifar_files.make_tarball(str(tmp_path), overrides={"test_batch": evil})
@@ -116,7 +117,8 @@ def test_offline_without_tarball_says_where_to_put_it(tmp_path):
 
 
 def test_missing_or_empty_tfrecords_name_the_file_and_the_fix(tmp_path):
-    with pytest.raises(input_fn.CifarDataError, match=r"train.tfrecords is missing; make it with: python -m cifar10.generate_cifar10_tfrecords"):
+    with pytest.raises(input_fn.CifarDataError,
+                       match=r"train.tfrecords is missing; make it with: python -m cifar10.generate_cifar10_tfrecords"):
         input_fn.Cifar10DataSet(str(tmp_path), "train").make_batch(8)
     (tmp_path / "eval.tfrecords").write_bytes(b"")
     with pytest.raises(input_fn.CifarDataError, match="eval.tfrecords is empty"):

@@ -78,7 +78,8 @@ def colour_data(tmp_path_factory):
 def test_resnet20_learns_colours(colour_data, tmp_path, towers):
     result = run_main(f"--data_dir={colour_data}", f"--job_dir={tmp_path / 'job'}", "--num_layers=20",
                       "--train_steps=60", "--train_batch_size=32", "--eval_batch_size=50", "--learning_rate=0.1",
-                      "--steps_per_loop=10", "--save_checkpoints_steps=60", "--random_seed=3", "--batch_norm_decay=0.9", *towers)
+                      "--steps_per_loop=10", "--save_checkpoints_steps=60", "--random_seed=3", "--batch_norm_decay=0.9",
+                      *towers)
     assert result.returncode == 0, result.stderr[-3000:]
     accuracy = float(result.stdout.split("Eval accuracy: ")[1].split()[0])
     assert accuracy > 0.5  # chance is 0.1

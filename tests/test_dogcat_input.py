@@ -17,7 +17,8 @@ def dirty_train(tmp_path):
     train = tmp_path / "train"
     train.mkdir()
     for index in range(6):
-        dogcat_files.write_jpeg(str(train / f"{('cat', 'dog')[index % 2]}.{index}.jpg"), dogcat_files.photo(index % 2, rng))
+        name = f"{('cat', 'dog')[index % 2]}.{index}.jpg"
+        dogcat_files.write_jpeg(str(train / name), dogcat_files.photo(index % 2, rng))
     dogcat_files.write_png(str(train / "cat.10.jpg"), dogcat_files.photo(0, rng))  # a PNG named .jpg
     dogcat_files.write_jpeg(str(train / "dog.11.jpg"), dogcat_files.photo(1, rng)[..., :1])  # greyscale
     (train / "dog.12.jpg").write_bytes(b"")
@@ -51,7 +52,7 @@ def test_class_folder_layout(tmp_path):
             dogcat_files.write_jpeg(str(tmp_path / name / f"img{index}.jpg"), dogcat_files.photo(label, rng))
     files = input_fn.list_train(str(tmp_path))
     assert files.labels == [0, 0, 0, 1, 1, 1]
-    assert all(f"/{('cat', 'dog')[l]}/" in p for p, l in zip(files.paths, files.labels))
+    assert all(f"/{('cat', 'dog')[label]}/" in p for p, label in zip(files.paths, files.labels))
 
 
 def test_empty_or_missing_train_folder_is_an_error(tmp_path):

@@ -247,7 +247,8 @@ def test_checkpoint_of_a_different_model_is_refused_and_left_alone(tmp_path):
     make_estimator(tmp_path, params={"hidden": 8}).train(one_batch_input(), steps=2)
     before = {name: (tmp_path / name).read_bytes() for name in _files(tmp_path) if (tmp_path / name).is_file()}
     other = make_estimator(tmp_path, params={"hidden": 16})
-    with pytest.raises(common.CheckpointMismatchError, match=r"net/classifier/hidden/kernel \(checkpoint \[4, 8\], model \[4, 16\]\)"):
+    with pytest.raises(common.CheckpointMismatchError,
+                       match=r"net/classifier/hidden/kernel \(checkpoint \[4, 8\], model \[4, 16\]\)"):
         other.train(one_batch_input(), steps=2)
     after = {name: (tmp_path / name).read_bytes() for name in _files(tmp_path) if (tmp_path / name).is_file()}
     assert after == before

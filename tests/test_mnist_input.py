@@ -47,7 +47,8 @@ def test_packaged_mnist_is_the_real_one():
 
 def test_npz_archive(tmp_path):
     rng = np.random.RandomState(1)
-    x_train, x_test = rng.randint(0, 256, (30, 28, 28)).astype(np.uint8), rng.randint(0, 256, (8, 28, 28)).astype(np.uint8)
+    x_train = rng.randint(0, 256, (30, 28, 28)).astype(np.uint8)
+    x_test = rng.randint(0, 256, (8, 28, 28)).astype(np.uint8)
     np.savez(tmp_path / "mnist.npz", x_train=x_train, y_train=np.arange(30) % 4, x_test=x_test, y_test=np.arange(8) % 4)
     data = input_fn.load(str(tmp_path))
     np.testing.assert_array_equal(data.train_images, x_train)
@@ -67,7 +68,8 @@ def test_bad_files_name_the_file_and_the_problem(tmp_path):
     with pytest.raises(input_fn.MnistDataError, match=r"train-images-idx3-ubyte: wrong magic number 0x12340803"):
         input_fn.load(str(tmp_path))
     images.write_bytes(good[:-100])
-    with pytest.raises(input_fn.MnistDataError, match=r"train-images-idx3-ubyte: truncated data: the header \[60, 28, 28\]"):
+    with pytest.raises(input_fn.MnistDataError,
+                       match=r"train-images-idx3-ubyte: truncated data: the header \[60, 28, 28\]"):
         input_fn.load(str(tmp_path))
     images.write_bytes(good)
     input_fn.write_idx(str(tmp_path / "train-labels-idx1-ubyte"), np.zeros(59, np.uint8))
@@ -75,7 +77,8 @@ def test_bad_files_name_the_file_and_the_problem(tmp_path):
         input_fn.load(str(tmp_path))
     os.remove(tmp_path / "t10k-images-idx3-ubyte")
     input_fn.write_idx(str(tmp_path / "train-labels-idx1-ubyte"), np.zeros(60, np.uint8))
-    with pytest.raises(input_fn.MnistDataError, match="looked for t10k-images-idx3-ubyte and t10k-images-idx3-ubyte.gz"):
+    with pytest.raises(input_fn.MnistDataError,
+                       match="looked for t10k-images-idx3-ubyte and t10k-images-idx3-ubyte.gz"):
         input_fn.load(str(tmp_path))
     (tmp_path / "bad.gz").write_bytes(b"not gzip at all")
     with pytest.raises(input_fn.MnistDataError, match="bad.gz: cannot be read"):

@@ -91,7 +91,8 @@ def test_unwritable_model_dir_is_refused(sample_dir, tmp_path):
 def test_corrupt_data_file_is_named(tmp_path):
     data_dir = tmp_path / "data"
     data_dir.mkdir()
-    for name in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"):
+    for name in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                 "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"):
         (data_dir / name).write_bytes(b"\x00\x00\x08\x01\x00\x00\x00\x05abc")
     result = run_main(f"--data_dir={data_dir}", f"--model_dir={tmp_path / 'model'}")
     assert result.returncode == 1
