@@ -15,7 +15,7 @@ from absl import app, flags, logging
 
 import common
 from cifar10 import input_fn, model_fn, resnet
-from common import cli, hooks
+from common import cli, hooks, optimizers
 
 FLAGS = flags.FLAGS
 
@@ -33,7 +33,7 @@ flags.DEFINE_enum("lr_schedule", "piecewise", list(model_fn.LR_SCHEDULES),
                   "piecewise: x1, x0.1, x0.01, x0.002 at 82, 123, 300 epochs; exponential: see decay flags.")
 flags.DEFINE_integer("decay_steps", 10000, "exponential: steps per --decay_rate factor.", lower_bound=1)
 flags.DEFINE_float("decay_rate", 0.1, "exponential: factor every --decay_steps.", lower_bound=0)
-flags.DEFINE_enum("optimizer", "momentum", list(model_fn.OPTIMIZERS), "momentum SGD (official) or adam.")
+flags.DEFINE_enum("optimizer", "momentum", list(optimizers.OPTIMIZERS), "momentum SGD (official) or adam.")
 flags.DEFINE_boolean("use_distortion_for_training", True, "Pad, random crop and flip training images.")
 flags.DEFINE_boolean("sync", False, "Synchronous training across the workers of TF_CONFIG (required there: "
                      "asynchronous parameter-server training is not supported); one host is always synchronous.")
@@ -78,22 +78,22 @@ def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     _check_flags()
-    plan = cli.setup_devices()
+    plan, cluster = cli.setup_devices()
     cli.check_batch_sizes(plan, train_batch_size=FLAGS.train_batch_size, eval_batch_size=FLAGS.eval_batch_size)
-    if cli.num_workers() > 1 and not FLAGS.sync:
+    if cluster.num_workers > 1 and not FLAGS.sync:
         raise app.UsageError(
-            f"TF_CONFIG names {cli.num_workers()} workers but --sync is off: asynchronous parameter-server "
+            f"TF_CONFIG names {cluster.num_workers} workers but --sync is off: asynchronous parameter-server "
             "training is not supported; pass --sync to train synchronously across the workers")
     synthetic = FLAGS.synthetic_data
     train_examples = 50000 if synthetic else input_fn.Cifar10DataSet(FLAGS.data_dir, "train").num_examples_per_epoch()
     if not synthetic:
         input_fn.Cifar10DataSet(FLAGS.data_dir, "eval").check_files()
-    batches_per_epoch = train_examples // (FLAGS.train_batch_size * cli.num_workers())
+    batches_per_epoch = train_examples // (FLAGS.train_batch_size * cluster.num_workers)
     logging.info("ResNet-%d, %d training images (%d steps per epoch), towers: %s, variables on %s, %s",
                  FLAGS.num_layers, train_examples, batches_per_epoch, ", ".join(plan.tower_devices),
                  plan.variable_strategy, FLAGS.data_format)
 
-    config = cli.run_config(plan, FLAGS.job_dir, save_checkpoints_steps=FLAGS.save_checkpoints_steps)
+    config = cli.run_config(plan, cluster, FLAGS.job_dir, save_checkpoints_steps=FLAGS.save_checkpoints_steps)
     estimator = common.Estimator(model_fn.model_fn, config=config, params=_params(plan, batches_per_epoch))
     train_hooks = [hooks.ExamplesPerSecondHook(FLAGS.train_batch_size, every_n_steps=10),
                    hooks.LoggingTensorHook({"learning_rate": "learning_rate", "loss": "loss"}, every_n_iter=100),
@@ -109,7 +109,7 @@ def main(argv):
     except tf.errors.DataLossError as error:
         input_fn.raise_for_corrupt_files(FLAGS.data_dir)
         raise input_fn.CifarDataError(f"corrupt TFRecord data under {FLAGS.data_dir}: {error.message}") from error
-    if not cli.is_chief():
+    if not estimator.is_chief:
         return
     print(f"Eval accuracy: {results['eval']['accuracy']:.4f} (global step {results['eval']['global_step']})",
           flush=True)

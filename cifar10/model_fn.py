@@ -17,9 +17,8 @@ import tensorflow as tf
 
 import common
 from cifar10 import resnet
-from common import metrics, schedules
+from common import metrics, optimizers, schedules
 
-OPTIMIZERS = ("momentum", "adam")
 LR_SCHEDULES = ("piecewise", "exponential")
 PIECEWISE_EPOCHS = (82, 123, 300)
 PIECEWISE_MULTIPLIERS = (1, 0.1, 0.01, 0.002)
@@ -35,27 +34,18 @@ def learning_rate_schedule(params):
     raise ValueError(f"--lr_schedule={params['lr_schedule']!r} is not one of {', '.join(LR_SCHEDULES)}")
 
 
-def make_optimizer(name, momentum):
-    if name == "momentum":
-        return keras.optimizers.SGD(learning_rate=0.0, momentum=momentum)
-    if name == "adam":
-        return keras.optimizers.Adam(learning_rate=0.0)
-    raise ValueError(f"--optimizer={name!r} is not one of {', '.join(OPTIMIZERS)}")
-
-
 def model_fn(features, labels, mode, params):
-    images = features["image"] if isinstance(features, dict) else features
     net = common.get_module("resnet", lambda: resnet.ResNetCifar10(
         params["num_layers"], data_format=params["data_format"],
         batch_norm_decay=params["batch_norm_decay"], batch_norm_epsilon=params["batch_norm_epsilon"]).build())
-    logits = tf.cast(net(images, training=mode == common.ModeKeys.TRAIN), tf.float32)
+    logits = tf.cast(net(features, training=mode == common.ModeKeys.TRAIN), tf.float32)
     predictions = {"classes": tf.argmax(logits, axis=1), "probabilities": tf.nn.softmax(logits)}
     if mode == common.ModeKeys.PREDICT:
         return common.EstimatorSpec(mode, predictions=predictions)
     loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
     loss += params["weight_decay"] * tf.add_n([tf.nn.l2_loss(v) for v in net.trainable_variables])
     learning_rate = learning_rate_schedule(params)(common.get_global_step())
-    optimizer = common.get_optimizer(lambda: make_optimizer(params["optimizer"], params["momentum"]))
+    optimizer = common.get_optimizer(lambda: optimizers.make_optimizer(params["optimizer"], params["momentum"]))
     return common.EstimatorSpec(
         mode, predictions=predictions, loss=loss, optimizer=optimizer, learning_rate=learning_rate,
         eval_metric_ops={"accuracy": metrics.accuracy(labels, predictions["classes"])})

@@ -29,6 +29,7 @@ RESERVED_MODULE_NAMES = ("optimizer", GLOBAL_STEP)
 _ROOT = "vars"
 _INPUT = "input"
 _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+_PATH_CLEANUP = re.compile(r"[^A-Za-z0-9_./-]")
 
 
 class CheckpointMismatchError(ValueError):
@@ -45,6 +46,24 @@ def _unescape(key):
 
 def checkpoint_key(name):
     return f"{_ROOT}/{_escape(name)}{_SUFFIX}"
+
+
+def module_variable_name(module_name, variable):
+    """The stable name of a module's variable: "<module>/<Keras path>"."""
+    path = getattr(variable, "path", None) or variable.name.split(":")[0]
+    return f"{module_name}/{_PATH_CLEANUP.sub('_', path)}"
+
+
+def named_state(global_step, model_variables, optimizer=None):
+    """name -> tf.Variable of everything a checkpoint holds: the global step,
+    the model's TrackedVariables and, when given, the optimizer's state."""
+    named = {GLOBAL_STEP: global_step}
+    named.update({t.name: t.variable for t in model_variables})
+    if optimizer is not None:
+        for variable in optimizer.variables:
+            path = variable.path.split("/", 1)[-1]
+            named[OPTIMIZER_PREFIX + path] = getattr(variable, "value", variable)
+    return named
 
 
 def resolve(path, what="checkpoint"):

@@ -73,37 +73,21 @@ def profiler_hooks():
     return [ProfilerHook(first, last)]
 
 
-_cluster = None
-
-
-def cluster():
-    """The multi-host Cluster from TF_CONFIG (set by setup_devices), or None."""
-    return _cluster
-
-
-def is_chief():
-    return _cluster is None or _cluster.is_chief
-
-
-def num_workers():
-    return 1 if _cluster is None else _cluster.num_workers
-
-
 def setup_devices():
-    """Configures the runtime from the flags (and TF_CONFIG) and returns the DevicePlan.
+    """Configures the runtime from the flags (and TF_CONFIG); returns the
+    DevicePlan and the cluster of hosts (a LocalCluster without TF_CONFIG).
 
     Must run before anything else creates a tensor.
     """
-    global _cluster
     try:
         runtime.configure(FLAGS.cpu_towers, FLAGS.split_gpu, FLAGS.split_gpu_memory_mb,
                           FLAGS.num_intra_threads, FLAGS.num_inter_threads, FLAGS.log_device_placement)
         precision.set_compute_dtype(FLAGS.dtype)
-        _cluster = multiworker.from_tf_config(FLAGS.collective_timeout_secs)
+        cluster = multiworker.from_tf_config(FLAGS.collective_timeout_secs)
         num_gpus = FLAGS.num_gpus
         if num_gpus is None:
             num_gpus = 0 if FLAGS.cpu_towers else len(tf.config.list_logical_devices("GPU"))
-        return towers.make_device_plan(num_gpus, FLAGS.variable_strategy, FLAGS.cpu_towers)
+        return towers.make_device_plan(num_gpus, FLAGS.variable_strategy, FLAGS.cpu_towers), cluster
     except (towers.DevicePlanError, multiworker.ClusterConfigError) as error:
         raise app.UsageError(str(error)) from error
 
@@ -139,10 +123,10 @@ def check_existing_dir(flag_name, path):
         raise app.UsageError(f"--{flag_name}={path} is not an existing directory")
 
 
-def run_config(plan, model_dir, **settings):
+def run_config(plan, cluster, model_dir, **settings):
     """A RunConfig carrying the shared flags (loop, XLA, seed, towers, cluster)."""
     return RunConfig(model_dir=model_dir, steps_per_loop=FLAGS.steps_per_loop, jit_compile=FLAGS.jit_compile,
-                     tf_random_seed=FLAGS.random_seed, device_plan=plan, cluster=_cluster, **settings)
+                     tf_random_seed=FLAGS.random_seed, device_plan=plan, cluster=cluster, **settings)
 
 
 def fail(message):

@@ -29,14 +29,20 @@ class ServingInputReceiver:
 
 
 def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
-    """A receiver fn that serves raw feature tensors (a TensorSpec or dict of them)."""
+    """A receiver fn that serves raw feature tensors (a TensorSpec or dict of them).
+
+    model_fn then gets what it is given in training: a dict of tensors for a
+    dict, the tensor itself for one TensorSpec, whose signature input is
+    named after the spec (default "features").
+    """
     single = not isinstance(features, dict)
-    specs = {"features": features} if single else dict(features)
+    single_name = (features.name or "features") if single else None
+    specs = {single_name: features} if single else dict(features)
     specs = {name: tf.TensorSpec([default_batch_size] + spec.shape.as_list()[1:], spec.dtype, name=name)
              for name, spec in specs.items()}
 
     def unwrap_single(received):
-        return received["features"]
+        return received[single_name]
 
     def serving_input_receiver_fn():
         return ServingInputReceiver(specs, unwrap_single if single else dict)

@@ -23,7 +23,8 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from common import summaries
+from common import checkpoints, summaries
+from common.triggers import Trigger
 
 
 class NanLossDuringTrainingError(RuntimeError):
@@ -42,13 +43,13 @@ class RunContext:
     """What a hook may see and do during a run."""
 
     def __init__(self, model_dir, available_values, start_step=0, summary_writer=None,
-                 save_checkpoint=None, latest_checkpoint_step=None):
+                 save_checkpoint=None, latest_checkpoint=None):
         self.model_dir = model_dir
         self.start_step = start_step
         self.available_values = tuple(available_values)
         self.summary_writer = summary_writer
         self._save_checkpoint = save_checkpoint
-        self._latest_checkpoint_step = latest_checkpoint_step
+        self._latest_checkpoint = latest_checkpoint
         self.stop_requested = False
 
     def request_stop(self):
@@ -61,8 +62,13 @@ class RunContext:
             raise RuntimeError("checkpoints can only be saved during training")
         return self._save_checkpoint(step, initial)
 
+    def latest_checkpoint(self):
+        """The newest checkpoint's path, or None."""
+        return self._latest_checkpoint() if self._latest_checkpoint else None
+
     def latest_checkpoint_step(self):
-        return self._latest_checkpoint_step() if self._latest_checkpoint_step else None
+        latest = self.latest_checkpoint()
+        return checkpoints.step_of(latest) if latest else None
 
     def write_scalars(self, step, scalars):
         """Writes scalars to the run's TensorBoard event file, if it has one."""
@@ -89,66 +95,27 @@ class Hook:
         pass
 
 
-class EveryN:
-    """Triggers every N steps or every N seconds.
-
-    Step triggers fall on multiples of N (the train loop cuts its loops so
-    that it stops there), so event files line up across runs and resumes.
-    With first=True the first loop boundary of a run triggers too.
-    """
-
-    def __init__(self, every_steps=None, every_secs=None, clock=time.time, first=False):
-        if (every_steps is None) == (every_secs is None):
-            raise ValueError(
-                f"give exactly one of every_n_steps / every_n_secs, got {every_steps} and {every_secs}"
-            )
-        if (every_steps is not None and every_steps < 1) or (every_secs is not None and every_secs <= 0):
-            raise ValueError(f"trigger period must be positive, got {every_steps or every_secs}")
-        self.every_steps = every_steps
-        self.every_secs = every_secs
-        self.clock = clock
-        self.first = first
-        self.last_step = None
-        self.last_time = None
-
-    def should_trigger(self, step):
-        if self.last_step is None and (self.first or self.every_secs is not None):
-            return True
-        if self.every_steps is not None:
-            if self.last_step is None:
-                return step % self.every_steps == 0
-            return step // self.every_steps > self.last_step // self.every_steps
-        return self.clock() >= self.last_time + self.every_secs
-
-    def steps_to_trigger(self, step):
-        if self.last_step is None and self.first:
-            return 1
-        if self.every_steps is None:
-            return None
-        return self.every_steps - step % self.every_steps
-
-    def update(self, step):
-        """Marks a trigger at `step`; returns (seconds, steps) since the last one."""
-        now = self.clock()
-        elapsed = None
-        if self.last_step is not None:
-            elapsed = (now - self.last_time, step - self.last_step)
-        self.last_step, self.last_time = step, now
-        return elapsed
-
-
 class _PeriodicHook(Hook):
-    """Fires every N steps, or every N seconds when that is given."""
+    """Does `_fire` every N steps, or every N seconds when that is given:
+    the trigger says when, the subclass says what."""
 
     first = False  # trigger at the first loop boundary of a run too
 
     def __init__(self, every_n_steps=None, every_n_secs=None, clock=time.time):
         if every_n_secs is not None:
             every_n_steps = None
-        self._timer = EveryN(every_n_steps, every_n_secs, clock, first=self.first)
+        self._trigger = Trigger(every_n_steps, every_n_secs, clock, first=self.first)
 
     def steps_to_trigger(self, step):
-        return self._timer.steps_to_trigger(step)
+        return self._trigger.steps_to_trigger(step)
+
+    def after_step(self, step, values, context):
+        if self._trigger.should_trigger(step):
+            self._fire(step, values, context, self._trigger.update(step))
+
+    def _fire(self, step, values, context, elapsed):
+        """elapsed: (seconds, steps) since the last firing, None the first time."""
+        raise NotImplementedError
 
 
 class _RateHook(_PeriodicHook):
@@ -156,10 +123,7 @@ class _RateHook(_PeriodicHook):
 
     first = True  # the first boundary only starts the clock: tracing is not timed
 
-    def after_step(self, step, values, context):
-        if not self._timer.should_trigger(step):
-            return
-        elapsed = self._timer.update(step)
+    def _fire(self, step, values, context, elapsed):
         if elapsed is not None and elapsed[0] > 0:
             self._report(step, *elapsed, context)
 
@@ -192,10 +156,7 @@ class LoggingTensorHook(_PeriodicHook):
     def before_step(self, step):
         return tuple(self._tensors.values())
 
-    def after_step(self, step, values, context):
-        if not self._timer.should_trigger(step):
-            return
-        elapsed = self._timer.update(step)
+    def _fire(self, step, values, context, elapsed):
         text = ", ".join(f"{label} = {_format(values[name])}" for label, name in self._tensors.items())
         if elapsed is not None:
             text += f" ({elapsed[0]:.3f} sec)"
@@ -303,7 +264,7 @@ class CheckpointSaverHook(_PeriodicHook):
         self._finite = True
 
     def begin(self, context):
-        self._timer.update(context.start_step)
+        self._trigger.update(context.start_step)
         if context.latest_checkpoint_step() != context.start_step:
             context.save_checkpoint(context.start_step, initial=True)
         self._last_saved = context.start_step
@@ -313,9 +274,10 @@ class CheckpointSaverHook(_PeriodicHook):
 
     def after_step(self, step, values, context):
         self._finite = math.isfinite(float(np.asarray(values["loss"])))
-        if self._timer.should_trigger(step):
-            self._timer.update(step)
-            self._save(step, context)
+        super().after_step(step, values, context)
+
+    def _fire(self, step, values, context, elapsed):
+        self._save(step, context)
 
     def end(self, step, context):
         if self._last_saved != step:
@@ -343,10 +305,7 @@ class SummarySaverHook(_PeriodicHook):
     def before_step(self, step):
         return self._names
 
-    def after_step(self, step, values, context):
-        if not self._timer.should_trigger(step):
-            return
-        self._timer.update(step)
+    def _fire(self, step, values, context, elapsed):
         context.write_scalars(step, {name: values[name] for name in self._names})
 
 

@@ -56,7 +56,3 @@ def binary_log_loss(labels, probabilities, epsilon=1e-7):
     p = tf.clip_by_value(tf.cast(tf.reshape(probabilities, [-1]), tf.float64), epsilon, 1 - epsilon)
     return mean(-(labels * tf.math.log(p) + (1 - labels) * tf.math.log(1 - p)))
 
-
-def add_totals(a, b):
-    """Adds two dicts of metric totals (tensors or numpy), key by key."""
-    return {name: a[name] + b[name] for name in a}

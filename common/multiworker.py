@@ -17,6 +17,10 @@ same batch sequence (seed their shuffles). The global batch is the per-host
 batch times the number of hosts; the global step counts global batches.
 Only the chief writes to model_dir; the others write to a temporary
 directory they remove when training ends.
+
+A cluster object always exists: one host is a `LocalCluster`, a cluster of
+one whose all-reduce is the identity and which is always the chief, so no
+caller asks whether there is a cluster.
 """
 
 import contextlib
@@ -36,6 +40,32 @@ class ClusterConfigError(ValueError):
 
 class WorkerLostError(RuntimeError):
     """A collective operation failed: another host died or cannot be reached."""
+
+
+_COLLECTIVE_FAILURES = (tf.errors.UnavailableError, tf.errors.DeadlineExceededError,
+                        tf.errors.CancelledError, tf.errors.InternalError, tf.errors.AbortedError)
+
+
+class LocalCluster:
+    """One host: the chief of a cluster of one; every cross-host operation is the identity."""
+
+    task_type = "chief"
+    task_id = 0
+    num_workers = 1
+    worker_index = 0
+    is_chief = True
+
+    def shard(self, dataset):
+        return dataset
+
+    def all_reduce(self, values, op=tf.distribute.ReduceOp.MEAN):
+        return list(values)
+
+    def broadcast_from_chief(self, variables):
+        pass
+
+    def reporting_lost_workers(self):
+        return contextlib.nullcontext()
 
 
 @dataclasses.dataclass
@@ -63,7 +93,7 @@ class Cluster:
 
     def all_reduce(self, values, op=tf.distribute.ReduceOp.MEAN):
         """The cross-host reduction of a list of tensors (inside or outside tf.function)."""
-        values = list(values)
+        values = [tf.convert_to_tensor(value) for value in values]
         groups = {}
         for index, value in enumerate(values):  # one packed collective per dtype
             groups.setdefault(value.dtype, []).append(index)
@@ -95,28 +125,21 @@ class Cluster:
 
         sync()
 
-
-_COLLECTIVE_FAILURES = (tf.errors.UnavailableError, tf.errors.DeadlineExceededError,
-                        tf.errors.CancelledError, tf.errors.InternalError, tf.errors.AbortedError)
-
-
-@contextlib.contextmanager
-def reporting_lost_workers(cluster):
-    """Turns a failed collective into WorkerLostError (no-op on one host)."""
-    if cluster is None:
-        yield
-        return
-    try:
-        yield
-    except _COLLECTIVE_FAILURES as error:
-        raise WorkerLostError(
-            f"{cluster.task_type}:{cluster.task_id} lost contact with the other hosts "
-            f"({type(error).__name__}: {error.message.splitlines()[0] if error.message else ''}). "
-            "Restart every worker with the same command to resume from the chief's last checkpoint.") from error
+    @contextlib.contextmanager
+    def reporting_lost_workers(self):
+        """Turns a failed collective into WorkerLostError."""
+        try:
+            yield
+        except _COLLECTIVE_FAILURES as error:
+            first_line = error.message.splitlines()[0] if error.message else ""
+            raise WorkerLostError(
+                f"{self.task_type}:{self.task_id} lost contact with the other hosts "
+                f"({type(error).__name__}: {first_line}). "
+                "Restart every worker with the same command to resume from the chief's last checkpoint.") from error
 
 
 def from_tf_config(timeout_seconds=600):
-    """A Cluster from the TF_CONFIG environment variable, or None on one host.
+    """A Cluster from the TF_CONFIG environment variable; a LocalCluster on one host.
 
     Must run before TensorFlow starts its runtime (it starts the gRPC server).
     timeout_seconds bounds every collective, so a lost host is an error, not
@@ -124,7 +147,7 @@ def from_tf_config(timeout_seconds=600):
     """
     raw = os.environ.get("TF_CONFIG")
     if not raw:
-        return None
+        return LocalCluster()
     try:
         config = json.loads(raw)
         cluster, task = config.get("cluster", {}), config.get("task", {})
@@ -138,7 +161,7 @@ def from_tf_config(timeout_seconds=600):
             "(asynchronous parameter-server training is not)")
     num_workers = sum(len(cluster.get(t, [])) for t in TASK_TYPES)
     if num_workers <= 1:
-        return None
+        return LocalCluster()
     if task_type not in TASK_TYPES or not 0 <= task_id < len(cluster.get(task_type, [])):
         raise ClusterConfigError(f"TF_CONFIG task {task} is not one of the cluster's tasks {cluster}")
     resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(

@@ -16,16 +16,13 @@ import collections
 import contextlib
 import contextvars
 import dataclasses
-import re
 from typing import Optional
 
 import tensorflow as tf
 
-from common import precision
-from common.checkpoints import RESERVED_MODULE_NAMES
+from common import checkpoints, precision
 
 _ACTIVE = contextvars.ContextVar("common_active_registry", default=None)
-_PATH_CLEANUP = re.compile(r"[^A-Za-z0-9_./-]")
 
 
 class VariableCreationError(Exception):
@@ -126,10 +123,10 @@ class ModelRegistry:
         return self.global_step if self._global_step_read is None else self._global_step_read
 
     def get_module(self, name, factory):
-        if name in RESERVED_MODULE_NAMES or "/" in name or not name:
+        if name in checkpoints.RESERVED_MODULE_NAMES or "/" in name or not name:
             raise ValueError(
                 f"module name {name!r} is reserved or invalid; names may not be "
-                f"{', '.join(RESERVED_MODULE_NAMES)}, empty, or contain '/'")
+                f"{', '.join(checkpoints.RESERVED_MODULE_NAMES)}, empty, or contain '/'")
         if name not in self.modules:
             if not self._building:
                 raise VariableCreationError(
@@ -161,8 +158,7 @@ class ModelRegistry:
                 inner = getattr(variable, "value", variable)
                 if not isinstance(inner, tf.Variable):
                     inner = variable
-                path = getattr(variable, "path", None) or variable.name.split(":")[0]
-                name = f"{module_name}/{_PATH_CLEANUP.sub('_', path)}"
+                name = checkpoints.module_variable_name(module_name, variable)
                 if id(inner) in seen:
                     continue
                 if name in names:

@@ -8,7 +8,7 @@ starts its runtime, which is earlier than any Estimator exists; they live in
 import dataclasses
 from typing import Optional
 
-from common import towers
+from common import multiworker, towers
 
 
 @dataclasses.dataclass
@@ -32,10 +32,10 @@ class RunConfig:
     keep_checkpoint_every_n_hours: float = 10000.0
     log_step_count_steps: int = 100
     steps_per_loop: int = 1
-    jit_compile: Optional[bool] = None  # None: XLA where it pays (DevicePlan.compiled_unit)
+    jit_compile: Optional[bool] = None  # None: XLA where it pays (decided by DevicePlan.compiled_unit)
     device_plan: Optional[towers.DevicePlan] = None
     checkpoint_input_pipeline: bool = False
-    cluster: Optional[object] = None  # a common.multiworker.Cluster: training across hosts
+    cluster: object = dataclasses.field(default_factory=multiworker.LocalCluster)  # hosts (TF_CONFIG)
 
     def __post_init__(self):
         if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
@@ -57,14 +57,6 @@ class RunConfig:
             raise ValueError(f"RunConfig: steps_per_loop must be >= 1, got {self.steps_per_loop}")
         if self.device_plan is None:
             self.device_plan = towers.DevicePlan.single_cpu()
-
-    def compiled_unit(self):
-        """What XLA compiles (towers.STEP, towers.TOWER or None): jit_compile
-        applied to the device plan, where None is the plan's choice."""
-        requested = self.jit_compile
-        if requested is None and self.cluster is not None:
-            requested = False  # across hosts the step holds collectives: XLA only when asked for
-        return self.device_plan.compiled_unit(requested)
 
     def replace(self, **changes):
         """A copy with some fields changed, like tf.estimator's RunConfig.replace."""

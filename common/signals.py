@@ -13,6 +13,8 @@ import threading
 
 from absl import logging
 
+from common.hooks import Hook
+
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
@@ -54,3 +56,20 @@ class StopRequests:
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
         self._previous.clear()
+
+
+class StopOnSignalHook(Hook):
+    """The stop rule for signals: after the loop in which one arrived, saves a
+    checkpoint (unless the newest is of this step) and raises
+    TrainingInterrupted. It must come after every other hook."""
+
+    def __init__(self, stop_requests):
+        self._requests = stop_requests
+
+    def after_step(self, step, values, context):
+        if self._requests.received is None:
+            return
+        latest = context.latest_checkpoint()
+        if not (latest and context.latest_checkpoint_step() == step):
+            latest = context.save_checkpoint(step, initial=True)
+        raise TrainingInterrupted(self._requests.received, step, latest)

@@ -1,4 +1,4 @@
-"""What a model_fn returns: `ModeKeys` and `EstimatorSpec`.
+"""The model_fn contract: how user functions are called, `ModeKeys` and `EstimatorSpec`.
 
 The TF1 `train_op` has no TF2 equivalent that works across towers, so the
 spec carries the loss and the optimizer instead and the framework computes,
@@ -6,6 +6,14 @@ averages and applies the gradients (see `common.tower_step`).
 """
 
 import collections
+import inspect
+
+
+def call_with_wanted_args(fn, required, optional):
+    """fn(**required, **the items of `optional` that fn's signature names):
+    model_fn and input_fn may leave labels, mode, params and config out."""
+    wanted = set(inspect.signature(fn).parameters)
+    return fn(**required, **{name: value for name, value in optional.items() if name in wanted})
 
 
 class ModeKeys:

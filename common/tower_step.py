@@ -104,15 +104,23 @@ def _as_prediction_dict(predictions):
 class TowerStep:
     """Builds the per-step computations for one Estimator's device plan.
 
-    call_model_fn(features, labels, mode) -> EstimatorSpec must run model_fn
-    inside the Estimator's registry scope.
+    call_model_fn(features, labels, mode[, global_step]) -> EstimatorSpec
+    must run model_fn inside the Estimator's registry scope. cluster: the
+    hosts (common.multiworker); jit_compile: True, False or None (auto),
+    turned here, once, into what XLA compiles (DevicePlan.compiled_unit).
     """
 
-    def __init__(self, call_model_fn: Callable, plan: towers.DevicePlan, cluster=None, compile_towers=False):
+    def __init__(self, call_model_fn: Callable, plan: towers.DevicePlan, cluster, jit_compile=None):
         self._call = call_model_fn
         self._plan = plan
         self._cluster = cluster
-        self._compiled_towers = [] if compile_towers else None
+        self.compiled_unit = plan.compiled_unit(jit_compile, across_hosts=cluster.num_workers > 1)
+        self._compiled_towers = [] if self.compiled_unit == towers.TOWER else None
+
+    @property
+    def compiles_whole_step(self):
+        """Whether the train step is to be compiled as one XLA cluster."""
+        return self.compiled_unit == towers.STEP
 
     # ----------------------------------------------------------------- train
     def _tower_train(self, features, labels, variables: TrainVariables, values=None, global_step=None):
@@ -195,8 +203,7 @@ class TowerStep:
                       for index, values in statistics.items()}
         grads = towers.average_gradients(tower_grads, [t.variable for t in variables.trainable])
         loss = self._mean_on(plan.consolidation_device, losses)
-        if self._cluster is not None:
-            grads, statistics, loss = self._reduce_across_hosts(grads, statistics, loss)
+        grads, statistics, loss = self._reduce_across_hosts(grads, statistics, loss)
         if not precision.scales_loss(variables.optimizer):  # that optimizer skips non-finite updates itself
             loss = _nan_unless_finite(loss, grads, plan.consolidation_device)
         for index, value in statistics.items():
@@ -221,11 +228,11 @@ class TowerStep:
             return tf.math.add_n(values) / len(values)
 
     def _reduce_across_hosts(self, grads, statistics, loss):
-        """The mean over hosts of the per-host gradients, statistics and loss."""
+        """The mean over hosts of the per-host gradients, statistics and loss
+        (on one host: themselves)."""
         present = [i for i, g in enumerate(grads) if g is not None]
         keys = sorted(statistics)
-        reduced = self._cluster.all_reduce(
-            [tf.convert_to_tensor(grads[i]) for i in present] + [statistics[k] for k in keys] + [loss])
+        reduced = self._cluster.all_reduce([grads[i] for i in present] + [statistics[k] for k in keys] + [loss])
         grads = list(grads)
         for position, index in enumerate(present):
             grads[index] = reduced[position]
@@ -264,13 +271,4 @@ class TowerStep:
                 per_tower.append(_as_prediction_dict(self._call(shard, None, ModeKeys.PREDICT).predictions))
         with tf.device(towers.HOST_DEVICE):
             return {key: tf.concat([p[key] for p in per_tower], axis=0) for key in per_tower[0]}
-
-
-def metric_values(totals, metric_results):
-    """Turns summed totals (numpy) into {metric name: value}."""
-    values = {}
-    for name, result in metric_results.items():
-        prefix = name + "/"
-        values[name] = result({k[len(prefix):]: v for k, v in totals.items() if k.startswith(prefix)})
-    return values
 

@@ -73,8 +73,10 @@ class DevicePlan:
         """One tower on the device that holds every variable: the step can be one XLA cluster."""
         return self.num_towers == 1 and self.variable_devices == self.tower_devices
 
-    def compiled_unit(self, jit_compile):
+    def compiled_unit(self, jit_compile, across_hosts=False):
         """What XLA compiles: the whole train STEP, each TOWER, or nothing (None).
+
+        The one place XLA is decided; the tower step asks it once.
 
         jit_compile None means auto: the step on one GPU that holds every
         variable (H100, ResNet-44 batch 128: 5380 -> 14208 ex/s), nothing on
@@ -82,10 +84,11 @@ class DevicePlan:
         one device and cannot reach a variable on another, so over several
         devices jit_compile=True compiles each tower's forward and backward
         pass on its own device, fed the variables' values read outside it;
-        auto leaves that off until it has been measured on GPUs.
+        auto leaves that off until it has been measured on GPUs. Across
+        hosts the step holds collectives, so auto leaves XLA off there too.
         """
         if jit_compile is None:
-            jit_compile = self.uses_gpus and self.on_one_device
+            jit_compile = self.uses_gpus and self.on_one_device and not across_hosts
         if not jit_compile:
             return None
         return STEP if self.on_one_device else TOWER

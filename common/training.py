@@ -13,6 +13,7 @@ from typing import Callable, Optional, Sequence
 from absl import logging
 
 from common import hooks as hooks_lib
+from common.triggers import Trigger
 
 
 @dataclasses.dataclass
@@ -50,21 +51,19 @@ class _EvaluateAfterSave:
 
     def __init__(self, eval_specs, clock=time.time):
         self._specs = eval_specs
-        self._clock = clock
-        self._last_time = {spec.key: None for spec in eval_specs}
+        self._throttles = {spec.key: Trigger(every_secs=spec.throttle_secs, clock=clock) for spec in eval_specs}
         self.results = {}
         self.last_step = {}
 
     def evaluate(self, estimator, step, spec):
         self.results[spec.key] = estimator.evaluate(
             spec.input_fn, steps=spec.steps, hooks=spec.hooks, name=spec.name)
-        self._last_time[spec.key] = self._clock()
+        self._throttles[spec.key].update(step)
         self.last_step[spec.key] = step
 
     def after_save(self, estimator, step):
         for spec in self._specs:
-            last = self._last_time[spec.key]
-            if last is None or self._clock() - last >= spec.throttle_secs:
+            if self._throttles[spec.key].should_trigger(step):
                 self.evaluate(estimator, step, spec)
 
 

@@ -64,7 +64,7 @@ def main(argv):
     cli.check_writable_dir("model_dir", FLAGS.model_dir)
     if FLAGS.backbone_weights and not tf.io.gfile.exists(FLAGS.backbone_weights):
         raise app.UsageError(f"--backbone_weights={FLAGS.backbone_weights} does not exist")
-    plan = cli.setup_devices()
+    plan, cluster = cli.setup_devices()
     cli.check_batch_sizes(plan, train_batch_size=FLAGS.train_batch_size, eval_batch_size=FLAGS.eval_batch_size)
     train = input_fn.list_train(os.path.join(FLAGS.data_dir, "train"))
     train_idx, val_idx = input_fn.stratified_split(train.labels, FLAGS.validation_fraction, FLAGS.random_seed or 0)
@@ -75,7 +75,7 @@ def main(argv):
     params = dict(image_size=FLAGS.image_size, learning_rate=FLAGS.learning_rate, backbone=FLAGS.backbone,
                   backbone_weights=FLAGS.backbone_weights, fine_tune=FLAGS.fine_tune,
                   data_format=FLAGS.data_format)
-    config = cli.run_config(plan, FLAGS.model_dir, save_checkpoints_steps=FLAGS.eval_every_steps)
+    config = cli.run_config(plan, cluster, FLAGS.model_dir, save_checkpoints_steps=FLAGS.eval_every_steps)
     estimator = common.Estimator(model_fn.model_fn, config=config, params=params)
     train_spec = common.TrainSpec(
         input_fn.input_fn(paths[train_idx], labels[train_idx], FLAGS.image_size, FLAGS.train_batch_size,
@@ -94,7 +94,7 @@ def main(argv):
                   f"on {len(val_idx)} images (global step {results['global_step']})", flush=True)
     else:
         estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=FLAGS.train_steps)
-    if not cli.is_chief():
+    if not estimator.is_chief:
         return
 
     test_dir = os.path.join(FLAGS.data_dir, "test")

@@ -14,7 +14,7 @@ import tensorflow as tf
 from absl import app, flags, logging
 
 import common
-from common import cli, hooks, schedules
+from common import cli, hooks, optimizers, schedules
 from mnist import input_fn, model_fn
 
 FLAGS = flags.FLAGS
@@ -27,7 +27,7 @@ flags.DEFINE_integer("train_steps", 2000, "Global steps to train to.", lower_bou
 flags.DEFINE_integer("train_batch_size", 128, "Global training batch (split over the towers).", lower_bound=1)
 flags.DEFINE_integer("eval_batch_size", 500, "Global evaluation batch.", lower_bound=1)
 flags.DEFINE_float("learning_rate", 3e-3, "Initial learning rate.", lower_bound=0)
-flags.DEFINE_enum("optimizer", "adam", list(model_fn.OPTIMIZERS), "adam or momentum SGD.")
+flags.DEFINE_enum("optimizer", "adam", list(optimizers.OPTIMIZERS), "adam or momentum SGD.")
 flags.DEFINE_float("momentum", 0.9, "Momentum for --optimizer=momentum.", lower_bound=0)
 flags.DEFINE_enum("lr_schedule", "exponential", list(schedules.SCHEDULES), "Learning-rate schedule.")
 flags.DEFINE_integer("decay_steps", 1000, "exponential: steps per decay_rate factor.", lower_bound=1)
@@ -65,7 +65,7 @@ def main(argv):
         raise app.UsageError(f"--data_dir={FLAGS.data_dir} does not exist")
     cli.check_writable_dir("model_dir", FLAGS.model_dir)
     schedule = _schedule_params()
-    plan = cli.setup_devices()
+    plan, cluster = cli.setup_devices()
     cli.check_batch_sizes(plan, train_batch_size=FLAGS.train_batch_size, eval_batch_size=FLAGS.eval_batch_size)
     data = input_fn.load(FLAGS.data_dir)
     splits = input_fn.subsets(data, FLAGS.validation_fraction, seed=FLAGS.random_seed)
@@ -75,7 +75,7 @@ def main(argv):
 
     params = dict(schedule, num_classes=data.num_classes, data_format=FLAGS.data_format,
                   optimizer=FLAGS.optimizer, momentum=FLAGS.momentum, label_smoothing=FLAGS.label_smoothing)
-    config = cli.run_config(plan, FLAGS.model_dir, save_checkpoints_steps=FLAGS.eval_every_steps)
+    config = cli.run_config(plan, cluster, FLAGS.model_dir, save_checkpoints_steps=FLAGS.eval_every_steps)
     estimator = common.Estimator(model_fn.model_fn, config=config, params=params)
     train_hooks = [
         hooks.ExamplesPerSecondHook(FLAGS.train_batch_size, every_n_steps=100),
@@ -94,14 +94,14 @@ def main(argv):
         common.train_and_evaluate(estimator, train_spec, eval_specs)
     else:
         estimator.train(train_spec.input_fn, hooks=train_hooks, max_steps=FLAGS.train_steps)
-    if not cli.is_chief():
+    if not estimator.is_chief:
         return
 
     test = estimator.evaluate(input_fn.input_fn(*splits["test"], FLAGS.eval_batch_size, training=False), name="test")
     print(f"Test accuracy: {test['accuracy']:.4f} on {len(splits['test'][1])} images "
           f"(global step {test['global_step']})", flush=True)
     receiver = common.build_raw_serving_input_receiver_fn(
-        {"image": tf.TensorSpec([None, *data.image_shape, 1], tf.float32)})
+        tf.TensorSpec([None, *data.image_shape, 1], tf.float32, name="image"))
     export_dir = estimator.export_saved_model(os.path.join(FLAGS.model_dir, "export"), receiver)
     print(f"SavedModel: {export_dir}", flush=True)
 

@@ -13,9 +13,7 @@ import keras
 import tensorflow as tf
 
 import common
-from common import metrics, schedules
-
-OPTIMIZERS = ("adam", "momentum")
+from common import metrics, optimizers, schedules
 
 
 def build_cnn(num_classes, data_format="channels_last"):
@@ -34,15 +32,6 @@ def build_cnn(num_classes, data_format="channels_last"):
     ], name="mnist_cnn")
 
 
-def make_optimizer(name, momentum):
-    """The optimizer; its learning rate is set from the schedule at every step."""
-    if name == "adam":
-        return keras.optimizers.Adam(learning_rate=0.0)
-    if name == "momentum":
-        return keras.optimizers.SGD(learning_rate=0.0, momentum=momentum)
-    raise ValueError(f"--optimizer={name!r} is not one of {', '.join(OPTIMIZERS)}")
-
-
 def learning_rate_schedule(params):
     return schedules.by_name(
         params.get("lr_schedule", "constant"), params["learning_rate"],
@@ -51,7 +40,7 @@ def learning_rate_schedule(params):
 
 
 def model_fn(features, labels, mode, params):
-    images = features["image"] if isinstance(features, dict) else features
+    images = features
     data_format = params.get("data_format", "channels_last")
     if data_format == "channels_first":
         images = tf.transpose(images, [0, 3, 1, 2])
@@ -65,7 +54,7 @@ def model_fn(features, labels, mode, params):
     loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=targets, logits=logits))
     learning_rate = learning_rate_schedule(params)(common.get_global_step())
     optimizer = common.get_optimizer(
-        lambda: make_optimizer(params.get("optimizer", "adam"), params.get("momentum", 0.9)))
+        lambda: optimizers.make_optimizer(params.get("optimizer", "adam"), params.get("momentum", 0.9)))
     return common.EstimatorSpec(
         mode, predictions=predictions, loss=loss, optimizer=optimizer, learning_rate=learning_rate,
         eval_metric_ops={"accuracy": metrics.accuracy(labels, predictions["classes"])})

@@ -66,18 +66,6 @@ def test_logging_hook_logs_named_values(caplog):
         hooks.LoggingTensorHook(["accuracy"], every_n_iter=1).begin(ctx)
 
 
-def test_step_triggers_fall_on_multiples():
-    timer = hooks.EveryN(every_steps=5)
-    assert timer.steps_to_trigger(7) == 3
-    assert not timer.should_trigger(7)
-    assert timer.should_trigger(10)
-    timer.update(10)
-    assert not timer.should_trigger(14)
-    assert timer.should_trigger(15)
-    with pytest.raises(ValueError, match="exactly one"):
-        hooks.EveryN(every_steps=5, every_secs=1)
-
-
 def test_nan_hook_names_the_step():
     hook = hooks.NanTensorHook()
     hook.after_step(3, {"loss": np.float32(0.5)}, context())
@@ -103,7 +91,7 @@ def test_stop_at_step_hook():
 def test_checkpoint_saver_skips_non_finite_state():
     saved = []
     ctx = hooks.RunContext("/x", ("loss",), start_step=0, save_checkpoint=lambda step, initial: saved.append(step),
-                           latest_checkpoint_step=lambda: None)
+                           latest_checkpoint=lambda: None)
     hook = hooks.CheckpointSaverHook(save_steps=5)
     hook.begin(ctx)
     hook.after_step(5, {"loss": np.float32(1.0)}, ctx)

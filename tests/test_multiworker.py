@@ -10,6 +10,9 @@ import time
 
 import numpy as np
 import pytest
+import tensorflow as tf
+
+from common import multiworker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -97,3 +100,23 @@ def test_a_dead_worker_makes_the_chief_fail_with_a_clear_error(tmp_path, process
     assert chief.returncode == 1
     assert "lost contact with the other hosts" in err
     assert time.time() - killed < 90
+
+
+@pytest.mark.parametrize("tf_config", [None, '{"cluster": {"chief": ["127.0.0.1:1"]}, "task": {"type": "chief"}}'])
+def test_one_host_is_a_cluster_of_one_whose_cross_host_operations_are_the_identity(monkeypatch, tf_config):
+    if tf_config is None:
+        monkeypatch.delenv("TF_CONFIG", raising=False)
+    else:
+        monkeypatch.setenv("TF_CONFIG", tf_config)
+    cluster = multiworker.from_tf_config()
+    assert isinstance(cluster, multiworker.LocalCluster)
+    assert cluster.is_chief and cluster.num_workers == 1 and cluster.worker_index == 0
+    sparse = tf.IndexedSlices(tf.ones([1, 2]), tf.constant([3]), tf.constant([5, 2]))
+    dense = tf.constant([1.0, 2.0])
+    reduced = cluster.all_reduce([sparse, dense])
+    assert reduced[0] is sparse and reduced[1] is dense  # nothing converted, nothing copied
+    dataset = tf.data.Dataset.range(5)
+    assert cluster.shard(dataset) is dataset
+    with pytest.raises(tf.errors.UnavailableError):  # no cluster to lose: the error stays what it is
+        with cluster.reporting_lost_workers():
+            raise tf.errors.UnavailableError(None, None, "gone")

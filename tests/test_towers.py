@@ -6,7 +6,8 @@ import pytest
 import tensorflow as tf
 
 import common
-from common import schedules, summaries, towers
+from common import multiworker, schedules, summaries, towers
+from common.tower_step import TowerStep
 from tests import models
 
 FEATURES, LABELS = models.blobs(256)
@@ -174,7 +175,8 @@ def test_device_plan_checks_name_the_flag_and_numbers():
         towers.make_device_plan(0, "TPU")
     with pytest.raises(towers.DevicePlanError, match="--cpu_towers=8 but only 4 logical CPU"):
         towers.make_device_plan(0, "CPU", cpu_towers=8)
-    with pytest.raises(towers.DevicePlanError, match=r"--train_batch_size=100 must be a multiple of the number of towers \(3\)"):
+    with pytest.raises(towers.DevicePlanError,
+                       match=r"--train_batch_size=100 must be a multiple of the number of towers \(3\)"):
         towers.check_batch_size(100, 3, "train_batch_size")
     plan = towers.make_device_plan(0, "GPU", cpu_towers=2)
     assert plan.tower_devices == ("/cpu:0", "/cpu:1")
@@ -192,11 +194,11 @@ def test_xla_compiles_the_step_on_one_device_and_each_tower_over_several():
     assert two_gpus.compiled_unit(True) == towers.TOWER
     assert towers.DevicePlan.single_cpu().compiled_unit(None) is None
     assert towers.DevicePlan.single_cpu().compiled_unit(True) == towers.STEP
-    config = common.RunConfig(device_plan=one_gpu)
-    assert config.compiled_unit() == towers.STEP
-    assert config.replace(device_plan=two_gpus).compiled_unit() is None
-    assert config.replace(device_plan=two_gpus, jit_compile=True).compiled_unit() == towers.TOWER
-    assert config.replace(cluster=object()).compiled_unit() is None  # collectives across hosts
+    one_host = multiworker.LocalCluster()
+    assert TowerStep(None, one_gpu, one_host).compiled_unit == towers.STEP  # decided once, by the plan
+    assert TowerStep(None, two_gpus, one_host).compiled_unit is None
+    assert TowerStep(None, two_gpus, one_host, jit_compile=True).compiled_unit == towers.TOWER
+    assert one_gpu.compiled_unit(None, across_hosts=True) is None  # collectives across hosts
 
 
 def test_xla_compiled_step_trains_like_the_plain_step(tmp_path):

@@ -1,0 +1,58 @@
+"""The outer evaluation loop: sums the compiled eval loop's totals, runs
+hooks, turns the totals into results and writes them for TensorBoard."""
+
+import os
+
+import tensorflow as tf
+from absl import logging
+
+from common import summaries
+
+
+def run(run_batches, hooks, context, steps, steps_per_loop):
+    """Sums totals over `steps` batches (None: until the input ends).
+
+    run_batches(count) -> (batches run, input exhausted, {total: tensor}).
+    Hooks see the running mean loss after each call. Returns the summed
+    totals as numpy; ValueError when no batch ran.
+    """
+    for hook in hooks:
+        hook.begin(context)
+    totals, done, exhausted = None, 0, False
+    while not exhausted and (steps is None or done < steps) and not context.stop_requested:
+        count = steps_per_loop if steps is None else min(steps_per_loop, steps - done)
+        ran, exhausted, batch_totals = run_batches(count)
+        ran, exhausted = int(ran), bool(exhausted)
+        if ran == 0:
+            break
+        done += ran
+        batch_totals = {k: v.numpy() for k, v in batch_totals.items()}
+        totals = batch_totals if totals is None else {k: totals[k] + batch_totals[k] for k in totals}
+        for hook in hooks:
+            hook.after_step(done, {"loss": totals["loss_sum"] / max(totals["count"], 1)}, context)
+    if totals is None or totals["count"] == 0:
+        raise ValueError("evaluate: input_fn yielded no data")
+    for hook in hooks:
+        hook.end(done, context)
+    return totals
+
+
+def results(totals, metric_results):
+    """{metric name: value, "loss": mean loss per example} from summed totals."""
+    values = {}
+    for name, result in metric_results.items():
+        prefix = name + "/"
+        values[name] = result({k[len(prefix):]: v for k, v in totals.items() if k.startswith(prefix)})
+    values["loss"] = float(totals["loss_sum"] / totals["count"])
+    return values
+
+
+def write_results(model_dir, name, results_at_step):
+    """Logs the results and writes them to model_dir/eval (or eval_<name>)."""
+    eval_dir = os.path.join(model_dir, "eval" if not name else f"eval_{name}")
+    step = results_at_step["global_step"]
+    text = ", ".join(f"{k} = {v:g}" for k, v in sorted(results_at_step.items()))
+    logging.info("Saving dict for global step %d: %s", step, text)
+    writer = tf.summary.create_file_writer(eval_dir)
+    summaries.write_scalars(writer, step, {k: v for k, v in results_at_step.items() if k != "global_step"})
+    writer.close()

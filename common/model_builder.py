@@ -1,0 +1,151 @@
+"""Calls model_fn, builds its variables once, and owns them.
+
+The first probe (a trace of model_fn on one tower, with variable creation
+allowed and every variable placed by the device plan, common.placement)
+creates the model; a probe of each later mode only reads the spec. Every
+other call of model_fn (each tower of each step, eval, predict, export)
+must not create variables. What the probes learn (the spec's names, its
+hooks, the optimizer of the TRAIN spec) is returned and kept here, not
+stashed by the calls themselves.
+"""
+
+import dataclasses
+import inspect
+from typing import Callable, Dict, Tuple
+
+import keras
+import tensorflow as tf
+from absl import logging
+
+from common import checkpoints, placement
+from common.registry import ModelRegistry
+from common.spec import ModeKeys, call_with_wanted_args, check_spec
+from common.tower_step import TrainVariables
+
+
+@dataclasses.dataclass(frozen=True)
+class ProbeInfo:
+    """What one mode's spec offers the loops: names, metric results, hooks."""
+
+    scalars: Tuple[str, ...]
+    metric_results: Dict[str, Callable]
+    totals: Tuple[str, ...]
+    predictions_dict: bool
+    hooks: tuple
+
+    @classmethod
+    def from_spec(cls, spec, mode):
+        hooks = {ModeKeys.TRAIN: spec.training_hooks, ModeKeys.EVAL: spec.evaluation_hooks,
+                 ModeKeys.PREDICT: spec.prediction_hooks}[mode]
+        return cls(
+            scalars=tuple(spec.scalars),
+            metric_results={name: m.result for name, m in spec.eval_metric_ops.items()},
+            totals=("loss_sum", "count") + tuple(
+                f"{name}/{part}" for name, m in spec.eval_metric_ops.items() for part in m.totals),
+            predictions_dict=isinstance(spec.predictions, dict),
+            hooks=tuple(hooks))
+
+
+class ModelBuilder:
+    """model_fn, its registry of modules and variables, and the optimizer's variables.
+
+    frozen: a compiled regex (re.match) of variable names not to train.
+    """
+
+    def __init__(self, model_fn, params, config, frozen=None):
+        if "features" not in inspect.signature(model_fn).parameters:
+            raise ValueError("model_fn must take an argument named 'features'")
+        self._model_fn = model_fn
+        self._params = params
+        self._config = config
+        self._plan = config.device_plan
+        self._frozen = frozen
+        self.registry = None
+        self._balancer = None
+        self._probes = {}
+        self.model_variables = []  # TrackedVariable, in creation order
+        self.train_variables = None  # TrainVariables, after the TRAIN probe
+
+    @property
+    def built(self):
+        return self.registry is not None
+
+    @property
+    def global_step(self):
+        return self.registry.global_step
+
+    @property
+    def variable_placement(self):
+        """(name, bytes, device) of each variable spread over several devices."""
+        return list(self._balancer.assignments) if self._balancer else []
+
+    def scope(self):
+        """The registry's scope, for running code that may trace model_fn."""
+        return self.registry.model_fn_scope()
+
+    def call(self, features, labels, mode, global_step=None, building=False):
+        """model_fn's checked spec for one tower; `building` allows (and places) new variables."""
+        optional = {"labels": labels, "mode": mode, "params": self._params, "config": self._config}
+        creator = placement.placing_creator(self._plan.variable_devices, self._balancer) if building else None
+        with self.registry.model_fn_scope(building, creator, global_step):
+            spec = call_with_wanted_args(self._model_fn, {"features": features}, optional)
+        check_spec(spec, mode)
+        return spec
+
+    def probe(self, mode, input_signature, make_inputs):
+        """Traces model_fn once on one tower (building the model on the first
+        probe) and returns the mode's ProbeInfo."""
+        if mode in self._probes:
+            return self._probes[mode]
+        first = not self.built
+        if first:
+            if self._config.tf_random_seed is not None:
+                keras.utils.set_random_seed(self._config.tf_random_seed)
+            self.registry = ModelRegistry(self._plan.consolidation_device)
+            if len(self._plan.variable_devices) > 1:
+                self._balancer = placement.GreedyLoadBalancer(self._plan.variable_devices)
+        specs = []
+
+        def trace(*args):
+            features, labels = make_inputs(*args)
+            with tf.device(self._plan.tower_devices[0]):
+                specs.append(self.call(features, labels, mode, building=first and not specs))
+
+        try:
+            tf.function(trace).get_concrete_function(*input_signature)
+        finally:
+            if first:
+                self.model_variables = self.registry.tracked_variables()
+                self._log_placement()
+        info = ProbeInfo.from_spec(specs[0], mode)
+        if mode == ModeKeys.TRAIN:
+            self._build_optimizer(specs[0].optimizer)
+        self._probes[mode] = info
+        return info
+
+    def _log_placement(self):
+        if not self._balancer:
+            return
+        for device, load in zip(self._balancer.devices, self._balancer.loads):
+            count = sum(1 for _, _, d in self._balancer.assignments if d == device)
+            logging.info("Variables on %s: %d, %.2f MB", device, count, load / 2**20)
+
+    def _build_optimizer(self, optimizer):
+        trainable, frozen = [], []
+        for tracked in self.model_variables:
+            if tracked.trainable:
+                held = self._frozen is not None and self._frozen.match(tracked.name)
+                (frozen if held else trainable).append(tracked)
+        if frozen:
+            logging.info("Freezing %d variable(s) matching %r", len(frozen), self._frozen.pattern)
+        stateful = [t for t in self.model_variables if not t.trainable and t.keras_variable is not None]
+        with tf.device(self._plan.consolidation_device):
+            optimizer.build([t.api_variable for t in trainable])
+        self.train_variables = TrainVariables(trainable, frozen, stateful, optimizer, self.registry.global_step)
+
+    def named_state(self, with_optimizer):
+        """name -> variable of the checkpointed state ({} before the model is built)."""
+        if not self.built:
+            return {}
+        optimizer = self.train_variables.optimizer if with_optimizer and self.train_variables else None
+        return checkpoints.named_state(self.registry.global_step, self.model_variables, optimizer)
