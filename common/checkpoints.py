@@ -30,6 +30,7 @@ _ROOT = "vars"
 _INPUT = "input"
 _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 _PATH_CLEANUP = re.compile(r"[^A-Za-z0-9_./-]")
+_ESCAPED = re.compile(r"\.([.S])")
 
 
 class CheckpointMismatchError(ValueError):
@@ -41,7 +42,8 @@ def _escape(name):
 
 
 def _unescape(key):
-    return key.replace(".S", "/").replace("..", ".")
+    """_escape undone left to right, so "a.Sb" (escaped "a..Sb") stays "a.Sb"."""
+    return _ESCAPED.sub(lambda match: "." if match.group(1) == "." else "/", key)
 
 
 def checkpoint_key(name):
@@ -216,7 +218,7 @@ class CheckpointStore:
     def save(self, step, variables: Dict[str, tf.Variable], iterator=None):
         """Writes model.ckpt-<step> holding `variables` (and the input iterator's
         state when given); returns its prefix."""
-        key = (tuple(variables), id(iterator))
+        key = (tuple((name, id(variable)) for name, variable in variables.items()), id(iterator))
         if self._manager is None or self._names != key:
             tf.io.gfile.makedirs(self.model_dir)
             tracked = {_ROOT: dict(variables)}

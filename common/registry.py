@@ -93,6 +93,7 @@ class ModelRegistry:
         variable on another device).
         """
         token = _ACTIVE.set(self)
+        outer = self._building, self._global_step_read
         self._building = building
         self._global_step_read = global_step
 
@@ -115,15 +116,14 @@ class ModelRegistry:
             with tf.variable_creator_scope(creator):
                 yield
         finally:
-            self._building = False
-            self._global_step_read = None
+            self._building, self._global_step_read = outer
             _ACTIVE.reset(token)
 
     def global_step_for_model_fn(self):
         return self.global_step if self._global_step_read is None else self._global_step_read
 
     def get_module(self, name, factory):
-        if name in checkpoints.RESERVED_MODULE_NAMES or "/" in name or not name:
+        if not isinstance(name, str) or not name or "/" in name or name in checkpoints.RESERVED_MODULE_NAMES:
             raise ValueError(
                 f"module name {name!r} is reserved or invalid; names may not be "
                 f"{', '.join(checkpoints.RESERVED_MODULE_NAMES)}, empty, or contain '/'")
