@@ -10,7 +10,7 @@ import os
 # TF_ENABLE_ONEDNN_OPTS=0 keeps them off.
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 
-from common.checkpoints import CheckpointMismatchError, WarmStartSettings
+from common.checkpoints import CheckpointDamagedError, CheckpointMismatchError, WarmStartSettings
 from common.estimator import Estimator
 from common.export import ServingInputReceiver, build_raw_serving_input_receiver_fn
 from common.registry import VariableCreationError, get_global_step, get_module, get_optimizer
@@ -19,6 +19,7 @@ from common.spec import EstimatorSpec, ModeKeys
 from common.training import EvalSpec, TrainSpec, train_and_evaluate
 
 __all__ = [
+    "CheckpointDamagedError",
     "CheckpointMismatchError",
     "Estimator",
     "EstimatorSpec",

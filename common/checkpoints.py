@@ -9,18 +9,24 @@ different-model check speak of.
 
 Saving goes through tf.train.CheckpointManager (files "model.ckpt-<step>",
 written under a temporary name and renamed by TensorFlow, the `checkpoint`
-state file written atomically). Restoring reads tensors by name, checks
-every name and shape first, and only then assigns, so a checkpoint of a
-different model is refused before any variable changes.
+state file written atomically). Restoring checks every name and shape and
+reads every tensor before it assigns any, so a checkpoint of a different
+model, or one cut short, changes nothing. The model_dir's checkpoints are
+found by listing its files (the state file is a hint, rewritten when it is
+damaged); a restore takes the newest one that loads, and refuses a dir
+where none does rather than train over it from step 0.
 """
 
 import dataclasses
 import os
 import re
+import shutil
 from typing import Dict, Mapping
 
 import tensorflow as tf
 from absl import logging
+
+from common import atomic
 
 CHECKPOINT_NAME = "model.ckpt"
 GLOBAL_STEP = "global_step"
@@ -31,10 +37,28 @@ _INPUT = "input"
 _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 _PATH_CLEANUP = re.compile(r"[^A-Za-z0-9_./-]")
 _ESCAPED = re.compile(r"\.([.S])")
+_CHECKPOINT_FILE = re.compile(rf"^{re.escape(CHECKPOINT_NAME)}-(\d+)\.(index|data-(\d+)-of-(\d+))$")
+_STATE_FILE = "checkpoint"
+_FUNCTION_NODE = re.compile(r"\{\{function_node [^}]*\}\}\s*")
 
 
 class CheckpointMismatchError(ValueError):
     """A checkpoint whose variables are not the model's."""
+
+
+class CheckpointDamagedError(ValueError):
+    """A checkpoint whose files are missing, cut short or unreadable."""
+
+
+class CheckpointWriteError(RuntimeError):
+    """A checkpoint could not be written: disk full, read-only, over quota."""
+
+
+def _bytes(count):
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if count < 1024 or unit == "GiB":
+            return f"{count:.0f} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
+        count /= 1024
 
 
 def _escape(name):
@@ -81,8 +105,12 @@ def resolve(path, what="checkpoint"):
 
 def variable_shapes(path):
     """name -> shape of every variable the framework saved in checkpoint `path`."""
+    try:
+        listed = tf.train.list_variables(path)
+    except (tf.errors.OpError, ValueError, OSError) as error:
+        raise CheckpointDamagedError(f"{path} cannot be read ({_first_line(error)})") from error
     shapes = {}
-    for key, shape in tf.train.list_variables(path):
+    for key, shape in listed:
         if key.startswith(_ROOT + "/") and key.endswith(_SUFFIX):
             shapes[_unescape(key[len(_ROOT) + 1:-len(_SUFFIX)])] = list(shape)
     return shapes
@@ -94,12 +122,33 @@ def read_variable(path, name):
         raise ValueError(
             f"no variable {name!r} in checkpoint {path}; it holds: {', '.join(sorted(shapes))}"
         )
-    return tf.train.load_checkpoint(path).get_tensor(checkpoint_key(name))
+    return read_values(path, [name])[name]
 
 
 def step_of(path):
-    """The global step a checkpoint was saved at."""
+    """The global step a checkpoint was saved at: the number in its name
+    (the store names each after its step), else the saved global step."""
+    match = _CHECKPOINT_FILE.match(os.path.basename(path) + ".index")
+    if match:
+        return int(match.group(1))
     return int(tf.train.load_checkpoint(path).get_tensor(checkpoint_key(GLOBAL_STEP)))
+
+
+def _first_line(error):
+    """The error's type and first line, without TensorFlow's {{function_node ...}} prefix."""
+    text = _FUNCTION_NODE.sub("", getattr(error, "message", None) or str(error)).strip()
+    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"
+
+
+def read_values(path, names):
+    """{name: numpy value}, every one read before the caller assigns any;
+    CheckpointDamagedError naming the checkpoint when its files are missing,
+    cut short or unreadable."""
+    try:
+        reader = tf.train.load_checkpoint(path)
+        return {name: reader.get_tensor(checkpoint_key(name)) for name in names}
+    except (tf.errors.OpError, IndexError, ValueError, OSError) as error:
+        raise CheckpointDamagedError(f"{path} cannot be read ({_first_line(error)})") from error
 
 
 def _describe(names, limit=10):
@@ -136,11 +185,13 @@ def check_compatible(path, variables, required):
 
 
 def restore(path, variables, names):
-    """Assigns the checkpoint's values to `variables[name]` for each name, after checking."""
+    """Assigns the checkpoint's values to `variables[name]` for each name, all
+    or nothing: the names and shapes are checked and every value is read
+    before the first is assigned."""
     check_compatible(path, variables, names)
-    reader = tf.train.load_checkpoint(path)
+    values = read_values(path, names)
     for name in names:
-        variables[name].assign(reader.get_tensor(checkpoint_key(name)))
+        variables[name].assign(values[name])
 
 
 def restore_input(path, iterator):
@@ -197,10 +248,84 @@ class CheckpointStore:
         self._manager = None
         self._names = None
 
-    def latest(self):
+    def listed(self):
+        """[(step, prefix)] of every model.ckpt-<step> with a file in model_dir,
+        newest first, found by listing the files: the `checkpoint` state file
+        is only a hint, and a damaged one does not hide a checkpoint."""
         if not self.model_dir or not tf.io.gfile.isdir(self.model_dir):
-            return None
-        return tf.train.latest_checkpoint(self.model_dir)
+            return []
+        steps = set()
+        for name in tf.io.gfile.listdir(self.model_dir):
+            match = _CHECKPOINT_FILE.match(name)
+            if match:
+                steps.add(int(match.group(1)))
+        return [(step, os.path.join(self.model_dir, f"{CHECKPOINT_NAME}-{step}"))
+                for step in sorted(steps, reverse=True)]
+
+    @staticmethod
+    def is_complete(prefix):
+        """Whether the index and every data shard it implies exist (no tensor is read)."""
+        if not tf.io.gfile.exists(prefix + ".index"):
+            return False
+        shards = tf.io.gfile.glob(prefix + ".data-*-of-*")
+        if not shards:
+            return False
+        total = int(shards[0].rsplit("-of-", 1)[1])
+        return all(tf.io.gfile.exists(f"{prefix}.data-{i:05d}-of-{total:05d}") for i in range(total))
+
+    def latest(self):
+        """The newest checkpoint whose files are all there, or None."""
+        for _, prefix in self.listed():
+            if self.is_complete(prefix):
+                return prefix
+        return None
+
+    def restore_newest(self, restore):
+        """Calls restore(prefix) on the newest checkpoint that loads and returns
+        its prefix; None when model_dir holds no checkpoint file.
+
+        A checkpoint that raises CheckpointDamagedError is passed over with a
+        WARNING naming it and the one used. When checkpoint files exist but
+        none loads, CheckpointDamagedError lists them: training over them
+        from step 0 would lose the run.
+        """
+        damaged = []
+        for _, prefix in self.listed():
+            try:
+                restore(prefix)
+            except CheckpointDamagedError as error:
+                damaged.append(str(error))
+                continue
+            if damaged:
+                logging.warning("Checkpoint damaged, passed over: %s. Restored %s instead.", "; ".join(damaged), prefix)
+            return prefix
+        if damaged:
+            raise CheckpointDamagedError(
+                f"no checkpoint in {self.model_dir} can be loaded: {'; '.join(damaged)}. Training would start "
+                "again from step 0 over them, so it does not: restore the files from a backup, or move them "
+                "away (or use another model_dir) to start over.")
+        return None
+
+    def _repair_state_file(self):
+        """Rewrites the `checkpoint` state file from the listing when it cannot
+        be read or names a checkpoint that is not there, so the next save
+        keeps rotating the checkpoints already in model_dir."""
+        try:
+            state = tf.train.get_checkpoint_state(self.model_dir)
+            if state is not None and self.is_complete(state.model_checkpoint_path):
+                return
+        except (ValueError, tf.errors.OpError):
+            pass
+        complete = [os.path.basename(prefix) for _, prefix in reversed(self.listed()) if self.is_complete(prefix)]
+        state_path = os.path.join(self.model_dir, _STATE_FILE)
+        if not complete:
+            if tf.io.gfile.exists(state_path):
+                tf.io.gfile.remove(state_path)
+            return
+        logging.warning("Rewriting %s from the checkpoints found: %s.", state_path, ", ".join(complete))
+        lines = [f'model_checkpoint_path: "{complete[-1]}"'] + [f'all_model_checkpoint_paths: "{name}"'
+                                                                for name in complete]
+        atomic.write_text(state_path, "\n".join(lines) + "\n")
 
     def remove_partial_saves(self):
         """Deletes the `model.ckpt-N_temp` folders a save killed midway leaves.
@@ -221,6 +346,7 @@ class CheckpointStore:
         key = (tuple((name, id(variable)) for name, variable in variables.items()), id(iterator))
         if self._manager is None or self._names != key:
             tf.io.gfile.makedirs(self.model_dir)
+            self._repair_state_file()
             tracked = {_ROOT: dict(variables)}
             if iterator is not None:
                 tracked[_INPUT] = iterator
@@ -231,6 +357,22 @@ class CheckpointStore:
                 checkpoint_name=CHECKPOINT_NAME,
             )
             self._names = key
-        path = self._manager.save(checkpoint_number=step)
+        try:
+            path = self._manager.save(checkpoint_number=step)
+        except (tf.errors.OpError, OSError) as error:
+            self.remove_partial_saves()
+            raise CheckpointWriteError(self._write_failure(step, variables, error)) from error
         logging.info("Saving checkpoints for %d into %s.", step, os.path.join(self.model_dir, CHECKPOINT_NAME))
         return path
+
+    def _write_failure(self, step, variables, error):
+        """What went wrong, with the bytes the checkpoint needs and what the disk has free."""
+        needed = sum(v.shape.num_elements() * v.dtype.size for v in variables.values())
+        text = (f"cannot write checkpoint {os.path.join(self.model_dir, f'{CHECKPOINT_NAME}-{step}')} "
+                f"({_first_line(error)}); it needs about {_bytes(needed)}")
+        try:
+            text += f" and {_bytes(shutil.disk_usage(self.model_dir).free)} are free"
+        except OSError:  # a remote file system
+            pass
+        return (text + ". The earlier checkpoints are untouched: free some space (or fix the permissions) "
+                "and run the same command again to resume from the newest.")

@@ -9,15 +9,15 @@ status 1, and nothing created.
 import functools
 import os
 import sys
+import tempfile
 
 import tensorflow as tf
 from absl import app, flags, logging
 
-from common import multiworker, precision, runtime, towers
-from common.checkpoints import CheckpointMismatchError
+from common import model_dir_lock, multiworker, precision, runtime, signals, towers
+from common.checkpoints import CheckpointDamagedError, CheckpointMismatchError, CheckpointWriteError
 from common.hooks import NanLossDuringTrainingError, ProfilerHook
 from common.run_config import RunConfig
-from common.signals import TrainingInterrupted
 
 FLAGS = flags.FLAGS
 
@@ -114,8 +114,11 @@ def check_writable_dir(flag_name, path):
         probe = os.path.dirname(probe)
     if not os.path.isdir(probe):
         raise app.UsageError(f"--{flag_name}={path} cannot be created: {probe} is a file")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise app.UsageError(f"--{flag_name}={path} is not writable ({probe} does not allow writing)")
+    try:  # a real file: os.access says yes to root, and to /proc
+        with tempfile.TemporaryFile(dir=probe):
+            pass
+    except OSError as error:
+        raise app.UsageError(f"--{flag_name}={path} is not writable ({probe}: {error.strerror})") from error
 
 
 def check_existing_dir(flag_name, path):
@@ -136,18 +139,23 @@ def fail(message):
 
 def reporting_errors(main, *data_errors):
     """Wraps a main so that expected failures end the program with one clear
-    line instead of a traceback: a checkpoint of another model, a diverged
-    loss, the package's data errors (status 1), or a stop signal (128 + signal)."""
+    line instead of a traceback: a usage error, a checkpoint of another model
+    or none that loads, a model dir another run trains in, a diverged loss,
+    a lost host, the package's data errors (status 1), or a stop signal
+    during training, evaluation or export (128 + signal)."""
 
     @functools.wraps(main)
     def wrapped(argv):
         try:
-            return main(argv)
-        except TrainingInterrupted as stop:
+            with signals.raising_stop_signals():
+                return main(argv)
+        except (signals.TrainingInterrupted, signals.StopSignal) as stop:
             logging.warning("%s", stop)
             sys.exit(stop.exit_status)
-        except (CheckpointMismatchError, NanLossDuringTrainingError, multiworker.WorkerLostError,
-                *data_errors) as error:
+        except app.UsageError as error:  # absl would print the whole flag help above it
+            fail(f"{error} (--helpfull lists every flag)")
+        except (CheckpointDamagedError, CheckpointMismatchError, CheckpointWriteError, NanLossDuringTrainingError,
+                model_dir_lock.ModelDirLockedError, multiworker.WorkerLostError, *data_errors) as error:
             fail(str(error))
 
     return wrapped

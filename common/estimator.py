@@ -20,8 +20,8 @@ import tempfile
 import tensorflow as tf
 from absl import logging
 
-from common import (checkpoints, eval_loop, export, hooks as hooks_lib, inputs, loops, predict_loop, signals,
-                    train_loop)
+from common import (checkpoints, eval_loop, export, hooks as hooks_lib, inputs, loops, model_dir_lock, predict_loop,
+                    signals, train_loop)
 from common.model_builder import ModelBuilder
 from common.run_config import RunConfig
 from common.spec import ModeKeys
@@ -129,13 +129,20 @@ class Estimator:
         return self._model.probe(mode, signature, lambda features, labels: (features, labels))
 
     def _restore(self, mode, checkpoint_path=None):
-        """Loads state for `mode`; returns the checkpoint used (or None)."""
-        path = checkpoint_path or self._store.latest()
+        """Loads state for `mode` from checkpoint_path, else from the newest
+        checkpoint in model_dir that loads; returns the one used (or None)."""
         training = mode == ModeKeys.TRAIN
         state = self._model.named_state(with_optimizer=training)
         model_names = [t.name for t in self._model.model_variables]
+        names = list(state) if training else [checkpoints.GLOBAL_STEP] + model_names
+        if checkpoint_path:
+            checkpoints.restore(checkpoint_path, state, names)
+            path = checkpoint_path
+        else:
+            path = self._store.restore_newest(lambda prefix: checkpoints.restore(prefix, state, names))
         if path:
-            checkpoints.restore(path, state, list(state) if training else [checkpoints.GLOBAL_STEP] + model_names)
+            if not training:
+                logging.info("Restoring parameters from %s", path)
             return path
         if training and self._warm_start is not None and self.is_chief:
             checkpoints.warm_start(self._warm_start, state, model_names)
@@ -175,6 +182,7 @@ class Estimator:
             if value is not None and value <= 0:
                 raise ValueError(f"Must specify {name} > 0, given: {value}")
         if self.is_chief:
+            model_dir_lock.hold(self.model_dir)
             return self._train(input_fn, hooks, steps, max_steps, saving_listeners)
         with tempfile.TemporaryDirectory(prefix=f"worker{self._cluster.worker_index}_") as scratch:
             logging.info("Not the chief: checkpoints and summaries go to %s, removed after training.", scratch)

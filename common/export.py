@@ -63,15 +63,38 @@ def serving_function(receiver, predict_fn):
     return serve
 
 
+def _process_is_gone(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, under another user
+        return False
+    return False
+
+
+def remove_stale_temp_exports(export_dir_base):
+    """Removes the temp-<stamp>[-<pid>] folders of exports whose process is
+    gone (killed mid-write); a live exporter's folder is left alone."""
+    for path in tf.io.gfile.glob(os.path.join(export_dir_base, "temp-*")):
+        parts = os.path.basename(path).split("-")
+        pid = int(parts[2]) if len(parts) == 3 and parts[2].isdigit() else None
+        if pid is None or _process_is_gone(pid):
+            logging.info("Removing %s, left by an interrupted export.", path)
+            tf.io.gfile.rmtree(path)
+
+
 def write_saved_model(export_dir_base, module, signatures):
     """Saves under export_dir_base/<timestamp>, via a temp dir and a rename,
-    so a failed export never leaves a partial directory under a final name."""
+    so a failed export never leaves a partial directory under a final name;
+    the temp folders of earlier exports that were killed are removed first."""
     tf.io.gfile.makedirs(export_dir_base)
+    remove_stale_temp_exports(export_dir_base)
     stamp = int(time.time())
     while tf.io.gfile.exists(os.path.join(export_dir_base, str(stamp))):
         stamp += 1
     final = os.path.join(export_dir_base, str(stamp))
-    temp = os.path.join(export_dir_base, f"temp-{stamp}")
+    temp = os.path.join(export_dir_base, f"temp-{stamp}-{os.getpid()}")
     try:
         tf.saved_model.save(module, temp, signatures=signatures)
         tf.io.gfile.rename(temp, final)

@@ -27,6 +27,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import re
 
 import tensorflow as tf
 from absl import logging
@@ -138,6 +139,46 @@ class Cluster:
                 "Restart every worker with the same command to resume from the chief's last checkpoint.") from error
 
 
+_ADDRESS = re.compile(r"^[A-Za-z0-9_.\-\[\]:]+:(\d{1,5})$")
+
+
+def _checked_tf_config(raw):
+    """(cluster, task type, task index) from TF_CONFIG, checked whole: a
+    ClusterConfigError names the field that is wrong, whatever the cluster's size."""
+    try:
+        config = json.loads(raw)
+    except ValueError as error:
+        raise ClusterConfigError(f"TF_CONFIG is not valid JSON: {error}") from error
+    if not isinstance(config, dict):
+        raise ClusterConfigError(f"TF_CONFIG must be a JSON object with cluster and task, got {raw!r}")
+    cluster, task = config.get("cluster", {}), config.get("task", {})
+    if not isinstance(cluster, dict) or not isinstance(task, dict):
+        raise ClusterConfigError(f"TF_CONFIG's cluster and task must be objects, got {raw!r}")
+    unknown = sorted(set(cluster) - set(TASK_TYPES))
+    if unknown:
+        raise ClusterConfigError(
+            f"TF_CONFIG has {unknown} tasks; only synchronous chief/worker clusters are supported "
+            "(asynchronous parameter-server training is not)")
+    for job, addresses in cluster.items():
+        if not isinstance(addresses, list):
+            raise ClusterConfigError(
+                f"TF_CONFIG cluster.{job} must be a list of host:port addresses, got {addresses!r}")
+        for index, address in enumerate(addresses):
+            match = _ADDRESS.match(address) if isinstance(address, str) else None
+            if not match or not 0 < int(match.group(1)) < 65536:
+                raise ClusterConfigError(f"TF_CONFIG cluster.{job}[{index}] = {address!r} is not a host:port address")
+    if not cluster:
+        return cluster, None, 0
+    task_type, task_id = task.get("type"), task.get("index", 0)
+    if task_type not in TASK_TYPES:
+        raise ClusterConfigError(f"TF_CONFIG task.type = {task_type!r} is not one of {', '.join(TASK_TYPES)}")
+    if not isinstance(task_id, int) or not 0 <= task_id < len(cluster.get(task_type, [])):
+        raise ClusterConfigError(
+            f"TF_CONFIG task {task_type}:{task_id} is not in the cluster: it has "
+            f"{len(cluster.get(task_type, []))} {task_type} task(s) ({json.dumps(cluster)})")
+    return cluster, task_type, task_id
+
+
 def from_tf_config(timeout_seconds=600):
     """A Cluster from the TF_CONFIG environment variable; a LocalCluster on one host.
 
@@ -148,22 +189,10 @@ def from_tf_config(timeout_seconds=600):
     raw = os.environ.get("TF_CONFIG")
     if not raw:
         return LocalCluster()
-    try:
-        config = json.loads(raw)
-        cluster, task = config.get("cluster", {}), config.get("task", {})
-        task_type, task_id = task.get("type"), int(task.get("index", 0))
-    except (ValueError, AttributeError, TypeError) as error:
-        raise ClusterConfigError(f"TF_CONFIG is not valid JSON with cluster and task: {error}") from error
-    unknown = sorted(set(cluster) - set(TASK_TYPES))
-    if unknown:
-        raise ClusterConfigError(
-            f"TF_CONFIG has {unknown} tasks; only synchronous chief/worker clusters are supported "
-            "(asynchronous parameter-server training is not)")
+    cluster, task_type, task_id = _checked_tf_config(raw)
     num_workers = sum(len(cluster.get(t, [])) for t in TASK_TYPES)
     if num_workers <= 1:
         return LocalCluster()
-    if task_type not in TASK_TYPES or not 0 <= task_id < len(cluster.get(task_type, [])):
-        raise ClusterConfigError(f"TF_CONFIG task {task} is not one of the cluster's tasks {cluster}")
     resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
         tf.train.ClusterSpec(cluster), task_type=task_type, task_id=task_id, num_accelerators={},
         rpc_layer="grpc")

@@ -1,12 +1,16 @@
-"""Graceful stop on SIGTERM / SIGINT during training.
+"""Graceful stop on SIGTERM / SIGINT.
 
-The first signal asks the train loop to stop at the end of the compiled loop
-in flight; the Estimator then saves a checkpoint at that step and raises
-TrainingInterrupted, whose exit_status (128 + signal number: 143 for
-SIGTERM, 130 for SIGINT) the mains exit with, as schedulers expect. A second
-signal kills the process at once with the default action.
+During training the first signal asks the train loop to stop at the end of
+the compiled loop in flight; the Estimator then saves a checkpoint at that
+step and raises TrainingInterrupted, whose exit_status (128 + signal
+number: 143 for SIGTERM, 130 for SIGINT) the mains exit with, as schedulers
+expect. A second signal kills the process at once with the default action.
+Outside training (evaluation, export) a signal raises StopSignal where the
+program is, so every `finally` runs (a half-written export is removed) and
+the main ends with one line and the same status.
 """
 
+import contextlib
 import os
 import signal
 import threading
@@ -28,6 +32,36 @@ class TrainingInterrupted(Exception):
         self.signum = signum
         self.step = step
         self.exit_status = 128 + signum
+
+
+class StopSignal(BaseException):
+    """A stop signal outside the train loop. A BaseException, like
+    KeyboardInterrupt, so that no `except Exception` swallows it."""
+
+    def __init__(self, signum):
+        name = signal.Signals(signum).name
+        super().__init__(f"Stopped by {name} outside the train loop; the model dir keeps its "
+                         "checkpoints and nothing half-written is left. Run the same command again to go on.")
+        self.exit_status = 128 + signum
+
+
+def _raise_stop_signal(signum, frame):
+    raise StopSignal(signum)
+
+
+@contextlib.contextmanager
+def raising_stop_signals():
+    """While entered (in the main thread), SIGTERM and SIGINT raise StopSignal;
+    the train loop's StopRequests takes them over while it trains."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _raise_stop_signal) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 class StopRequests:

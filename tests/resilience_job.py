@@ -5,12 +5,15 @@ checkpointed, a checkpoint at every step, so an interrupted and resumed
 run can be compared with an uninterrupted one bit for bit.
 """
 
+import os
+import signal
+
 import keras
 import tensorflow as tf
 from absl import app, flags
 
 import common
-from common import cli
+from common import cli, hooks
 from tests import models
 
 FLAGS = flags.FLAGS
@@ -19,6 +22,18 @@ flags.DEFINE_integer("train_steps", 40, "Global steps to train to.", lower_bound
 flags.DEFINE_float("learning_rate", 0.05, "SGD learning rate.")
 flags.DEFINE_integer("hidden", 256, "Hidden units (checkpoint size).", lower_bound=1)
 flags.DEFINE_integer("nan_at_step", -1, "Make the loss NaN at this global step (to test divergence).")
+flags.DEFINE_enum("stop_during", None, ["evaluate", "export"], "After training, evaluate or export, and send this "
+                  "process --stop_signal in the middle of it.")
+flags.DEFINE_enum("stop_signal", "SIGTERM", ["SIGTERM", "SIGINT"], "The signal --stop_during sends.")
+
+
+def signal_self(*unused):
+    os.kill(os.getpid(), signal.Signals[FLAGS.stop_signal])
+
+
+class SignalSelfHook(hooks.Hook):
+    def after_step(self, step, values, context):
+        signal_self()
 
 
 def model_fn(features, labels, mode, params):
@@ -45,6 +60,11 @@ def main(argv):
                                          "nan_at_step": FLAGS.nan_at_step})
     estimator.train(models.train_input(features, labels, 16, shuffle_seed=5), max_steps=FLAGS.train_steps)
     print(f"Finished at global step {estimator.get_variable_value('global_step')}", flush=True)
+    if FLAGS.stop_during == "evaluate":
+        estimator.evaluate(models.eval_input(features, labels, 64), hooks=[SignalSelfHook()])
+    elif FLAGS.stop_during == "export":
+        estimator.export_saved_model(os.path.join(FLAGS.model_dir, "export"), lambda: common.ServingInputReceiver(
+            {"x": tf.TensorSpec([None, 16], tf.float32)}, lambda received: (signal_self(), received["x"])[1]))
 
 
 if __name__ == "__main__":

@@ -111,3 +111,16 @@ def test_a_corrupt_tfrecord_is_named(tmp_path, damage):
     assert result.returncode == 1
     assert f"{train}: corrupt TFRecord data" in result.stderr
     assert not (tmp_path / "job").exists()
+
+
+def test_a_usage_error_is_one_line_not_the_flag_help(tmp_path):
+    result = run("mnist.main", "--data_dir=/nonexistent/mnist", f"--model_dir={tmp_path / 'model'}")
+    assert result.returncode == 1
+    assert "ERROR: --data_dir=/nonexistent/mnist does not exist (--helpfull lists every flag)" in result.stderr
+    assert "Global steps to train to." not in result.stderr  # a flag's help text: no help printed
+
+
+def test_a_model_dir_where_no_file_can_be_written_is_a_usage_error():
+    result = run("mnist.main", "--model_dir=/proc/no_model_here", "--train_steps=1")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "ERROR: --model_dir=/proc/no_model_here is not writable (/proc: " in result.stderr

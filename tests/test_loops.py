@@ -45,8 +45,10 @@ def test_train_loop_stops_right_after_a_step_whose_loss_is_not_finite():
 
 
 def test_eval_loop_sums_totals_and_a_negative_count_runs_to_the_end():
-    loop = loops.make_eval_loop(lambda batch: {"sum": tf.cast(batch, tf.float64), "count": tf.constant(1.0, tf.float64)},
-                                ("sum", "count"))
+    def step(batch):
+        return {"sum": tf.cast(batch, tf.float64), "count": tf.constant(1.0, tf.float64)}
+
+    loop = loops.make_eval_loop(step, ("sum", "count"))
     ran, exhausted, totals = loop(iter(tf.data.Dataset.range(10)), tf.constant(4))
     assert int(ran) == 4 and not bool(exhausted) and totals["sum"].numpy() == 0 + 1 + 2 + 3
     ran, exhausted, totals = loop(iter(tf.data.Dataset.range(10)), tf.constant(-1))

@@ -120,3 +120,24 @@ def test_one_host_is_a_cluster_of_one_whose_cross_host_operations_are_the_identi
     with pytest.raises(tf.errors.UnavailableError):  # no cluster to lose: the error stays what it is
         with cluster.reporting_lost_workers():
             raise tf.errors.UnavailableError(None, None, "gone")
+
+
+@pytest.mark.parametrize("tf_config, words", [
+    ('{"cluster": {"worker": ["localhost:1"]}, "task": {"type": "worker", "index": 5}}',
+     "TF_CONFIG task worker:5 is not in the cluster: it has 1 worker task(s)"),
+    ('{"cluster": {"chief": ["localhost:1"]}, "task": {"type": "ps", "index": 0}}',
+     "TF_CONFIG task.type = 'ps' is not one of chief, worker"),
+    ('{"cluster": {"chief": ["localhost"]}, "task": {"type": "chief"}}',
+     "TF_CONFIG cluster.chief[0] = 'localhost' is not a host:port address"),
+    ('{"cluster": {"chief": ["h:1"], "worker": ["h:99999"]}, "task": {"type": "chief"}}',
+     "TF_CONFIG cluster.worker[0] = 'h:99999' is not a host:port address"),
+    ('{"cluster": {"chief": "h:1"}, "task": {"type": "chief"}}', "TF_CONFIG cluster.chief must be a list"),
+    ('{"cluster": {"chief": ["h:1"], "ps": ["h:2"]}, "task": {"type": "chief"}}', "TF_CONFIG has ['ps'] tasks"),
+    ("[1, 2]", "TF_CONFIG must be a JSON object"),
+    ("{cluster:", "TF_CONFIG is not valid JSON"),
+])
+def test_tf_config_is_checked_whole_whatever_the_cluster_size(monkeypatch, tf_config, words):
+    monkeypatch.setenv("TF_CONFIG", tf_config)
+    with pytest.raises(multiworker.ClusterConfigError) as raised:
+        multiworker.from_tf_config()
+    assert words in str(raised.value)

@@ -1,0 +1,59 @@
+"""One writer per model dir: an OS lock held by the training process.
+
+Two runs on one model dir would write each other's checkpoints. A run that
+trains takes an exclusive flock on model_dir/writer.lock and holds it until
+the process ends; the OS drops it when the process dies, kill -9 included,
+so no stale lock is left. The file says who holds it (pid, host, start
+time), for the refusal a second writer gets. Several Estimators of one
+process share the lock. Reading jobs (evaluate, predict, export) take
+none. Paths on remote file systems (gs://, hdfs://) are not locked.
+"""
+
+import datetime
+import fcntl
+import json
+import os
+import socket
+
+from absl import logging
+
+LOCK_FILE = "writer.lock"
+_HELD = {}  # real path of a lock file -> its open file, for the life of the process
+
+
+class ModelDirLockedError(RuntimeError):
+    """Another process is training in this model dir."""
+
+
+def _holder(path):
+    try:
+        with open(path, encoding="utf-8") as lock_file:
+            info = json.loads(lock_file.read() or "{}")
+        return f"pid {info['pid']} on {info['host']}, training since {info['started']}"
+    except (OSError, ValueError, KeyError):
+        return "another process"
+
+
+def hold(model_dir):
+    """Takes the writer lock of model_dir for this process, or raises ModelDirLockedError."""
+    if "://" in model_dir:
+        return
+    os.makedirs(model_dir, exist_ok=True)
+    path = os.path.realpath(os.path.join(model_dir, LOCK_FILE))
+    if path in _HELD:
+        return
+    lock_file = open(path, "a+", encoding="utf-8")
+    try:
+        fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock_file.close()
+        raise ModelDirLockedError(
+            f"model_dir {model_dir} is in use: {_holder(path)} holds {path}. Wait for that run to end, or "
+            "give this one another model_dir; evaluating or exporting from it needs no lock.") from None
+    lock_file.seek(0)
+    lock_file.truncate()
+    lock_file.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                "started": datetime.datetime.now().isoformat(timespec="seconds")}))
+    lock_file.flush()
+    _HELD[path] = lock_file
+    logging.info("Holding %s: no other run can train in %s while this one does.", path, model_dir)
