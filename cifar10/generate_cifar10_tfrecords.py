@@ -14,6 +14,7 @@ name and renamed when complete.
 
 import hashlib
 import io
+import json
 import os
 import pickle
 import tarfile
@@ -23,7 +24,7 @@ import numpy as np
 import tensorflow as tf
 from absl import app, flags
 
-from cifar10.input_fn import CifarDataError
+from cifar10.input_fn import MANIFEST, CifarDataError, file_sha256
 from common import atomic, cli
 
 CIFAR_FILENAME = "cifar-10-python.tar.gz"
@@ -149,18 +150,21 @@ def split(batches, validation_size=None):
 
 
 def generate(data_dir, validation_size=None, url=CIFAR_DOWNLOAD_URL):
-    """Writes the three TFRecord files into data_dir; returns {subset: count}."""
+    """Writes the three TFRecord files into data_dir, and the manifest of their
+    record counts and checksums that the pre-flight check reads; returns {subset: count}."""
     tarball = os.path.join(data_dir, CIFAR_FILENAME)
     if not os.path.exists(tarball):
         print(f"{tarball} not found; downloading {url}", flush=True)
         download(tarball, url)
     subsets = split(read_tarball(tarball), validation_size)
-    counts = {}
+    counts, manifest = {}, {}
     for subset, (images, labels) in subsets.items():
         output = os.path.join(data_dir, f"{subset}.tfrecords")
         print(f"Generating {output} ({len(labels)} images)", flush=True)
         write_tfrecords(output, images, labels)
         counts[subset] = len(labels)
+        manifest[os.path.basename(output)] = {"records": len(labels), "sha256": file_sha256(output)}
+    atomic.write_text(os.path.join(data_dir, MANIFEST), json.dumps(manifest, indent=1))
     return counts
 
 

@@ -4,6 +4,8 @@ Images come out HWC float32 in [0, 255]; the network scales them
 (x / 128 - 1), as the official example did.
 """
 
+import hashlib
+import json
 import os
 
 import numpy as np
@@ -12,7 +14,9 @@ import tensorflow as tf
 from common import element_seeds
 
 HEIGHT, WIDTH, DEPTH = 32, 32, 3
+NUM_CLASSES = 10
 SUBSETS = ("train", "validation", "eval")
+MANIFEST = "manifest.json"  # {file name: {records, sha256}}, written by generate_cifar10_tfrecords
 GENERATE_COMMAND = "python -m cifar10.generate_cifar10_tfrecords --data_dir={}"
 
 
@@ -42,10 +46,11 @@ class Cifar10DataSet:
                 raise CifarDataError(f"{path} {state}; make it with: {GENERATE_COMMAND.format(self.data_dir)}")
 
     def num_examples_per_epoch(self):
-        """The number of records in the subset's files (counted once)."""
+        """The number of records in the subset's files, every record checked
+        (once: see check_records), so a bad record is named before training."""
         if self._count is None:
             self.check_files()
-            self._count = sum(count_records(path) for path in self.get_filenames())
+            self._count = sum(check_records(path) for path in self.get_filenames())
         return self._count
 
     def parser(self, serialized_example):
@@ -97,6 +102,107 @@ def count_records(path):
         return int(tf.data.TFRecordDataset(path).reduce(np.int64(0), lambda count, _: count + 1))
     except tf.errors.DataLossError as error:
         raise CifarDataError(f"{path}: corrupt TFRecord data ({error.message})") from error
+
+
+_CHECK_BATCH = 4096
+_RECORD_FEATURES = {"image": tf.io.FixedLenFeature([], tf.string), "label": tf.io.FixedLenFeature([], tf.int64)}
+
+
+def _whole_records(path, start):
+    """How many records of `path` read whole, counting on from record `start` one by one."""
+    count = start
+    try:
+        for _ in tf.data.TFRecordDataset(path).skip(start):
+            count += 1
+    except tf.errors.DataLossError:
+        pass
+    return count
+
+
+def _check_batch(path, first, serialized):
+    """CifarDataError naming the first record of the batch that is not an
+    Example with a 3072-byte image and a label in 0..9."""
+    try:
+        parsed = tf.io.parse_example(serialized, _RECORD_FEATURES)
+    except tf.errors.InvalidArgumentError:
+        for offset, record in enumerate(serialized):
+            try:
+                tf.io.parse_example(record[None], _RECORD_FEATURES)
+            except tf.errors.InvalidArgumentError as error:
+                raise CifarDataError(f"{path}: record {first + offset} is not a CIFAR-10 Example with an image "
+                                     f"and a label ({error.message.splitlines()[0]})") from error
+        raise
+    sizes = tf.strings.length(parsed["image"]).numpy()
+    labels = parsed["label"].numpy()
+    bad = np.flatnonzero((sizes != HEIGHT * WIDTH * DEPTH) | (labels < 0) | (labels >= NUM_CLASSES))
+    if len(bad):
+        index = int(bad[0])
+        raise CifarDataError(f"{path}: record {first + index} has a {sizes[index]}-byte image and label "
+                             f"{labels[index]} (expected {HEIGHT * WIDTH * DEPTH} bytes and a label in 0..9)")
+
+
+def check_records(path):
+    """Parses every record of one TFRecord file and returns how many it holds.
+
+    CifarDataError names the file and the record when one is not an Example,
+    holds an image that is not 32x32x3 bytes or a label outside 0..9, or the
+    file is cut inside a record (with how many whole records it holds), and
+    when the count differs from the manifest the generator wrote beside it.
+    """
+    count = 0
+    try:
+        for serialized in tf.data.TFRecordDataset(path).batch(_CHECK_BATCH):
+            _check_batch(path, count, serialized)
+            count += int(serialized.shape[0])
+    except tf.errors.DataLossError as error:
+        whole = _whole_records(path, count)
+        raise CifarDataError(f"{path}: corrupt TFRecord data after record {whole}, cut short or damaged "
+                             f"({error.message.splitlines()[0]}); it holds {whole} whole records before that. "
+                             f"Make it again with: {GENERATE_COMMAND.format(os.path.dirname(path))}") from error
+    written = read_manifest(os.path.dirname(path)).get(os.path.basename(path))
+    if written is not None:
+        problem = None
+        if written["records"] != count:
+            problem = f"holds {count} records but the generator wrote {written['records']}"
+        elif written["sha256"] != file_sha256(path):
+            problem = "is not the file the generator wrote (its SHA-256 differs)"
+        if problem:
+            raise CifarDataError(f"{path} {problem} ({MANIFEST}); make it again with: "
+                                 f"{GENERATE_COMMAND.format(os.path.dirname(path))}")
+    return count
+
+
+def file_sha256(path):
+    digest = hashlib.sha256()
+    with tf.io.gfile.GFile(path, "rb") as data:
+        for block in iter(lambda: data.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_manifest(data_dir):
+    """{file name: {"records": N, "sha256": hex}} that generate_cifar10_tfrecords
+    wrote, or {} for files made elsewhere (the scan alone checks those)."""
+    path = os.path.join(data_dir, MANIFEST)
+    if not tf.io.gfile.exists(path):
+        return {}
+    try:
+        with tf.io.gfile.GFile(path) as manifest:
+            return {name: {"records": int(entry["records"]), "sha256": str(entry["sha256"])}
+                    for name, entry in json.load(manifest).items()}
+    except (ValueError, TypeError, AttributeError, KeyError) as error:
+        raise CifarDataError(f"{path} is not a manifest of record counts and checksums: {error}") from error
+
+
+def preflight(data_dir):
+    """Checks every record of train.tfrecords and eval.tfrecords (and of
+    validation.tfrecords when it is there) before training; returns {subset: records}."""
+    counts = {}
+    for subset in SUBSETS:
+        dataset = Cifar10DataSet(data_dir, subset)
+        if subset != "validation" or tf.io.gfile.exists(dataset.get_filenames()[0]):
+            counts[subset] = dataset.num_examples_per_epoch()
+    return counts
 
 
 def raise_for_corrupt_files(data_dir):

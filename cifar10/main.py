@@ -85,9 +85,7 @@ def main(argv):
             f"TF_CONFIG names {cluster.num_workers} workers but --sync is off: asynchronous parameter-server "
             "training is not supported; pass --sync to train synchronously across the workers")
     synthetic = FLAGS.synthetic_data
-    train_examples = 50000 if synthetic else input_fn.Cifar10DataSet(FLAGS.data_dir, "train").num_examples_per_epoch()
-    if not synthetic:
-        input_fn.Cifar10DataSet(FLAGS.data_dir, "eval").check_files()
+    train_examples = 50000 if synthetic else input_fn.preflight(FLAGS.data_dir)["train"]
     batches_per_epoch = train_examples // (FLAGS.train_batch_size * cluster.num_workers)
     logging.info("ResNet-%d, %d training images (%d steps per epoch), towers: %s, variables on %s, %s",
                  FLAGS.num_layers, train_examples, batches_per_epoch, ", ".join(plan.tower_devices),

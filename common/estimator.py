@@ -182,7 +182,6 @@ class Estimator:
             if value is not None and value <= 0:
                 raise ValueError(f"Must specify {name} > 0, given: {value}")
         if self.is_chief:
-            model_dir_lock.hold(self.model_dir)
             return self._train(input_fn, hooks, steps, max_steps, saving_listeners)
         with tempfile.TemporaryDirectory(prefix=f"worker{self._cluster.worker_index}_") as scratch:
             logging.info("Not the chief: checkpoints and summaries go to %s, removed after training.", scratch)
@@ -196,6 +195,8 @@ class Estimator:
         dataset = self._cluster.shard(self._dataset(input_fn, ModeKeys.TRAIN))
         info = self._probe_dataset(ModeKeys.TRAIN, dataset)
         restored = self._restore(ModeKeys.TRAIN)
+        if self.is_chief:  # the first write: after every check, so a refused run leaves model_dir as it was
+            model_dir_lock.hold(self.model_dir)
         self._store.remove_partial_saves()
         state = self._model.named_state(with_optimizer=True)
         self._cluster.broadcast_from_chief(state.values())

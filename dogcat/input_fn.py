@@ -29,6 +29,9 @@ IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".gif")
 _KAGGLE_NAME = re.compile(r"^(cat|dog)\.\d+\.[A-Za-z]+$", re.IGNORECASE)
 _TEST_NAME = re.compile(r"^(\d+)\.[A-Za-z]+$")
 _TAIL_BYTES = 4096
+_HEAD_BYTES = 65536  # a JPEG's frame header comes after its EXIF block, at most 64 KiB
+_STANDALONE_MARKERS = {0x01, 0xD8, *range(0xD0, 0xD8)}
+MAX_MEGAPIXELS = 40.0  # a 40-megapixel RGB image decodes to 120 MB
 CACHED_SHUFFLE_BUFFER = 4096
 JPEG_SCALES = (1, 2, 4, 8)  # the decoder's DCT scaling ratios, in order
 
@@ -37,18 +40,54 @@ class DogCatDataError(ValueError):
     """A data folder that cannot be used; the message names it."""
 
 
-def image_problem(path):
-    """Why `path` is not a usable image, or None. Reads only its head and tail."""
+def _jpeg_size(head):
+    """(width, height) from a JPEG's start-of-frame marker, or None if it is not in `head`."""
+    index = 2
+    while index + 9 <= len(head) and head[index] == 0xFF:
+        marker = head[index + 1]
+        if marker == 0xFF:  # fill byte
+            index += 1
+        elif marker in _STANDALONE_MARKERS:
+            index += 2
+        elif 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            return int.from_bytes(head[index + 7:index + 9], "big"), int.from_bytes(head[index + 5:index + 7], "big")
+        else:
+            index += 2 + int.from_bytes(head[index + 2:index + 4], "big")
+    return None
+
+
+def image_size(head):
+    """(width, height) read from an image file's first bytes (no decoding), or None."""
+    if head.startswith(b"\xff\xd8"):
+        return _jpeg_size(head)
+    if head.startswith(b"\x89PNG\r\n\x1a\n") and len(head) >= 24:
+        return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    if head[:6] in (b"GIF87a", b"GIF89a") and len(head) >= 10:
+        return int.from_bytes(head[6:8], "little"), int.from_bytes(head[8:10], "little")
+    if head.startswith(b"BM") and len(head) >= 26:
+        return (abs(int.from_bytes(head[18:22], "little", signed=True)),
+                abs(int.from_bytes(head[22:26], "little", signed=True)))
+    return None
+
+
+def image_problem(path, max_megapixels=MAX_MEGAPIXELS):
+    """Why `path` is not a usable image, or None. Reads only its head and tail:
+    an image over max_megapixels is refused from its header, before a decode
+    could take gigabytes."""
     try:
         size = os.path.getsize(path)
         if size == 0:
             return "zero bytes"
         with open(path, "rb") as f:
-            head = f.read(16)
+            head = f.read(_HEAD_BYTES)
             f.seek(max(0, size - _TAIL_BYTES))
             tail = f.read()
     except OSError as error:
         return f"unreadable ({error.strerror})"
+    dimensions = image_size(head)
+    if dimensions and dimensions[0] * dimensions[1] > max_megapixels * 1e6:
+        return (f"{dimensions[0]}x{dimensions[1]} pixels, over the {max_megapixels:g}-megapixel limit "
+                "(--max_image_megapixels)")
     if head.startswith(b"\xff\xd8"):
         return None if b"\xff\xd9" in tail else "truncated JPEG (no end-of-image marker)"
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
@@ -74,7 +113,7 @@ def _warn_skipped(folder, skipped):
         logging.warning("Left out %d file(s) of %s: %s", len(skipped), folder, "; ".join(skipped))
 
 
-def list_train(train_dir):
+def list_train(train_dir, max_megapixels=MAX_MEGAPIXELS):
     """Labelled train files in either layout, bad files left out."""
     if not tf.io.gfile.isdir(train_dir):
         raise DogCatDataError(f"{train_dir}: the train folder does not exist")
@@ -98,7 +137,7 @@ def list_train(train_dir):
                 skipped.append(f"{path} (name is neither cat.N nor dog.N)")
     paths, labels = [], []
     for path, label in candidates:
-        problem = image_problem(path)
+        problem = image_problem(path, max_megapixels)
         if problem:
             skipped.append(f"{path} ({problem})")
         else:
@@ -107,10 +146,14 @@ def list_train(train_dir):
     _warn_skipped(train_dir, skipped)
     if not paths:
         raise DogCatDataError(f"{train_dir}: no usable cat or dog images (left out {len(skipped)})")
+    dogs = sum(labels)
+    if dogs in (0, len(labels)):
+        raise DogCatDataError(f"{train_dir}: {len(labels) - dogs} usable cat and {dogs} usable dog images; "
+                              "a classifier needs both")
     return Files(paths, labels, [], skipped)
 
 
-def list_test(test_dir):
+def list_test(test_dir, max_megapixels=MAX_MEGAPIXELS):
     """Test files sorted by numeric id. Files that fail the check keep their id
     (the submission needs a row for each) but get no path: paths[i] is None."""
     if not tf.io.gfile.isdir(test_dir):
@@ -123,11 +166,16 @@ def list_test(test_dir):
             if not os.path.isdir(path):
                 skipped.append(f"{path} (name is not <id>.<ext>)")
             continue
-        problem = image_problem(path)
+        problem = image_problem(path, max_megapixels)
         if problem:
             skipped.append(f"{path} ({problem}; predicted 0.5)")
-        found.append((int(match.group(1)), None if problem else path))
-    found.sort()
+        found.append((int(match.group(1)), path if not problem else None, path))
+    found.sort(key=lambda entry: (entry[0], entry[2]))
+    for (first_id, _, first), (second_id, _, second) in zip(found, found[1:]):
+        if first_id == second_id:
+            raise DogCatDataError(f"{first} and {second} both have test id {first_id}; the submission needs "
+                                  "one row per id: rename or remove one")
+    found = [(image_id, usable) for image_id, usable, _ in found]
     _warn_skipped(test_dir, skipped)
     return Files([p for _, p in found], [-1] * len(found), [i for i, _ in found], skipped)
 

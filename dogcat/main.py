@@ -36,6 +36,8 @@ flags.DEFINE_boolean("fine_tune", False, "Train the backbone too (default: froze
 flags.DEFINE_float("clip", 0.005, "Clip submitted probabilities to [clip, 1 - clip].", lower_bound=0,
                    upper_bound=0.5)
 flags.DEFINE_integer("eval_every_steps", 500, "Checkpoint and validate every this many steps.", lower_bound=1)
+flags.DEFINE_float("max_image_megapixels", input_fn.MAX_MEGAPIXELS,
+                   "Leave out (with a warning) images larger than this, read from their headers.", lower_bound=0.01)
 flags.DEFINE_string("submission", None, "Where to write submission.csv (default: model_dir/submission.csv).")
 cli.define_device_flags()
 
@@ -64,9 +66,14 @@ def main(argv):
     cli.check_writable_dir("model_dir", FLAGS.model_dir)
     if FLAGS.backbone_weights and not tf.io.gfile.exists(FLAGS.backbone_weights):
         raise app.UsageError(f"--backbone_weights={FLAGS.backbone_weights} does not exist")
+    if FLAGS.backbone:
+        try:
+            model_fn.check_backbone(FLAGS.backbone, FLAGS.image_size, FLAGS.backbone_weights)
+        except ValueError as error:
+            raise app.UsageError(str(error)) from error
     plan, cluster = cli.setup_devices()
     cli.check_batch_sizes(plan, train_batch_size=FLAGS.train_batch_size, eval_batch_size=FLAGS.eval_batch_size)
-    train = input_fn.list_train(os.path.join(FLAGS.data_dir, "train"))
+    train = input_fn.list_train(os.path.join(FLAGS.data_dir, "train"), FLAGS.max_image_megapixels)
     train_idx, val_idx = input_fn.stratified_split(train.labels, FLAGS.validation_fraction, FLAGS.random_seed or 0)
     paths, labels = np.array(train.paths), np.array(train.labels)
     logging.info("%d training and %d validation images (%d dogs in all), towers: %s",
@@ -99,7 +106,7 @@ def main(argv):
 
     test_dir = os.path.join(FLAGS.data_dir, "test")
     if tf.io.gfile.isdir(test_dir):
-        test = input_fn.list_test(test_dir)
+        test = input_fn.list_test(test_dir, FLAGS.max_image_megapixels)
         path = FLAGS.submission or os.path.join(FLAGS.model_dir, "submission.csv")
         submission.write(path, test.ids, predict_test(estimator, test), FLAGS.clip)
         print(f"Submission: {path} ({len(test.ids)} rows)", flush=True)

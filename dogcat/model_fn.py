@@ -25,6 +25,26 @@ BACKBONES = {
     "inception_v3": (keras.applications.InceptionV3, keras.applications.inception_v3.preprocess_input),
 }
 
+MIN_IMAGE_SIZE = {"inception_v3": 75}  # keras.applications' smallest input; the others take 32
+
+
+def check_backbone(name, image_size, weights_path=None):
+    """ValueError naming the problem when `name` cannot take image_size, or
+    weights_path is not an HDF5 weights file of that backbone without its top."""
+    smallest = MIN_IMAGE_SIZE.get(name, 32)
+    if image_size < smallest:
+        raise ValueError(f"--image_size={image_size} is below the {smallest} pixels --backbone={name} takes")
+    if weights_path:
+        constructor, _ = BACKBONES[name]
+        backbone = constructor(include_top=False, weights=None, input_shape=(image_size, image_size, 3), pooling="avg")
+        try:
+            backbone.load_weights(weights_path)
+        except Exception as error:  # Keras and h5py raise many types for a wrong file
+            first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise ValueError(
+                f"--backbone_weights={weights_path} is not an HDF5 weights file of {name} without its top "
+                f"(include_top=False), as keras.applications saves it: {first_line}") from error
+
 
 def _head(x):
     layers = keras.layers

@@ -1,7 +1,9 @@
 """CIFAR-10 data: tarball -> TFRecords -> parser, exact pixels, splits, errors."""
 
+import json
 import os
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -125,3 +127,53 @@ def test_missing_or_empty_tfrecords_name_the_file_and_the_fix(tmp_path):
         input_fn.Cifar10DataSet(str(tmp_path), "eval").num_examples_per_epoch()
     with pytest.raises(ValueError, match="Invalid data subset 'test'"):
         input_fn.Cifar10DataSet(str(tmp_path), "test")
+
+
+def write_records(path, records):
+    with tf.io.TFRecordWriter(str(path)) as writer:
+        for record in records:
+            writer.write(record)
+
+
+def good_records(count):
+    return [generator._example(np.full(3072, i % 256, np.uint8), i % 10) for i in range(count)]
+
+
+@pytest.mark.parametrize("bad, words", [
+    (generator._example(np.zeros(100, np.uint8), 3), "record 7 has a 100-byte image and label 3"),
+    (generator._example(np.zeros(3072, np.uint8), 50), "record 7 has a 3072-byte image and label 50"),
+    (generator._example(np.zeros(3072, np.uint8), -1), "record 7 has a 3072-byte image and label -1"),
+    (b"this is not an Example", "record 7 is not a CIFAR-10 Example with an image and a label"),
+])
+def test_every_record_is_checked_and_a_bad_one_is_named(tmp_path, bad, words):
+    records = good_records(10)
+    records[7] = bad
+    write_records(tmp_path / "train.tfrecords", records)
+    with pytest.raises(input_fn.CifarDataError, match=re.escape(f"{tmp_path / 'train.tfrecords'}: {words}")):
+        input_fn.check_records(str(tmp_path / "train.tfrecords"))
+
+
+def test_a_file_cut_inside_a_record_says_how_many_whole_records_it_holds(tmp_path):
+    path = tmp_path / "eval.tfrecords"
+    write_records(path, good_records(5000))
+    raw = path.read_bytes()
+    path.write_bytes(raw[:len(raw) - 1000])  # inside record 4999
+    with pytest.raises(input_fn.CifarDataError, match=r"eval.tfrecords: corrupt TFRecord data after record 4999, cut "
+                                                      r"short .*it holds 4999 whole records"):
+        input_fn.check_records(str(path))
+
+
+def test_the_generators_manifest_catches_a_file_that_lost_records_or_changed(tmp_path):
+    directory = str(tmp_path)
+    cifar_files.make_tarball(directory, per_batch=20)
+    generator.generate(directory)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["train.tfrecords"]["records"] == 80 and len(manifest["eval.tfrecords"]["sha256"]) == 64
+    assert input_fn.preflight(directory) == {"train": 80, "validation": 20, "eval": 20}
+    write_records(tmp_path / "validation.tfrecords", good_records(19))
+    with pytest.raises(input_fn.CifarDataError,
+                       match="validation.tfrecords holds 19 records but the generator wrote 20"):
+        input_fn.preflight(directory)
+    write_records(tmp_path / "validation.tfrecords", good_records(20))
+    with pytest.raises(input_fn.CifarDataError, match="validation.tfrecords is not the file the generator wrote"):
+        input_fn.preflight(directory)

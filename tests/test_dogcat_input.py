@@ -129,3 +129,41 @@ def test_pipeline_decodes_any_format_to_rgb_in_range(dirty_train):
     np.testing.assert_array_equal(again.numpy(), augmented.numpy())  # a seed repeats the augmentation
     keyed = next(iter(input_fn.dataset(files.paths, files.labels, 16, 8, training=False, keys=range(8))))[0]
     assert keyed["key"].numpy().tolist() == list(range(8)) and keyed["image"].shape == (8, 16, 16, 3)
+
+
+def test_two_test_files_of_one_id_are_an_error_naming_both(tmp_path):
+    rng = np.random.RandomState(0)
+    (tmp_path / "test").mkdir()
+    for name in ("15.jpg", "015.jpg", "16.png"):
+        dogcat_files.write_jpeg(str(tmp_path / "test" / name), dogcat_files.photo(0, rng))
+    with pytest.raises(input_fn.DogCatDataError,
+                       match=r"test/015.jpg and .*test/15.jpg both have test id 15; the submission needs one row"):
+        input_fn.list_test(str(tmp_path / "test"))
+
+
+def test_a_train_folder_of_one_class_is_an_error_naming_the_counts(tmp_path):
+    rng = np.random.RandomState(0)
+    (tmp_path / "train").mkdir()
+    for index in range(3):
+        dogcat_files.write_jpeg(str(tmp_path / "train" / f"cat.{index}.jpg"), dogcat_files.photo(0, rng))
+    with pytest.raises(input_fn.DogCatDataError, match="3 usable cat and 0 usable dog images; a classifier needs both"):
+        input_fn.list_train(str(tmp_path / "train"))
+
+
+def test_image_sizes_come_from_the_headers_and_huge_images_are_left_out_undecoded(tmp_path):
+    rng = np.random.RandomState(0)
+    pixels = dogcat_files.photo(1, rng, height=30, width=50)
+    dogcat_files.write_jpeg(str(tmp_path / "a.jpg"), pixels)
+    dogcat_files.write_png(str(tmp_path / "a.png"), pixels)
+    for name in ("a.jpg", "a.png"):
+        assert input_fn.image_size((tmp_path / name).read_bytes()[:65536]) == (50, 30)
+    assert input_fn.image_size(b"GIF89a\x32\x00\x1e\x00" + bytes(10)) == (50, 30)
+    # A 20000x20000 PNG: only its header is written (a decode would take 1.2 GB), never read past it.
+    header = (b"\x89PNG\r\n\x1a\n" + (13).to_bytes(4, "big") + b"IHDR" + (20000).to_bytes(4, "big")
+              + (20000).to_bytes(4, "big") + bytes([8, 2, 0, 0, 0]) + bytes(4))
+    (tmp_path / "huge.png").write_bytes(header + b"IEND")
+    assert input_fn.image_problem(str(tmp_path / "huge.png")) == (
+        "20000x20000 pixels, over the 40-megapixel limit (--max_image_megapixels)")
+    assert input_fn.image_problem(str(tmp_path / "a.jpg"), max_megapixels=0.001) == (
+        "50x30 pixels, over the 0.001-megapixel limit (--max_image_megapixels)")
+    assert input_fn.image_problem(str(tmp_path / "a.jpg")) is None

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 import common
@@ -65,3 +66,22 @@ def test_backbone_trains_evaluates_and_predicts(tmp_path):
     predictions = list(estimator.predict(input_fn.input_fn(files.paths[:5], [0] * 5, 32, 4, training=False)))
     assert len(predictions) == 5 and 0 <= predictions[0]["probabilities"] <= 1
     assert tf.io.gfile.exists(estimator.latest_checkpoint() + ".index")
+
+
+def test_backbone_checks_name_the_flag_and_the_file(tmp_path):
+    with pytest.raises(ValueError, match="--image_size=64 is below the 75 pixels --backbone=inception_v3 takes"):
+        model_fn.check_backbone("inception_v3", 64)
+    not_weights = tmp_path / "notes.h5"
+    not_weights.write_text("these are not weights")
+    with pytest.raises(ValueError, match=f"--backbone_weights={not_weights} is not an HDF5 weights file of "
+                                         r"mobilenet_v2 without its top \(include_top=False\)"):
+        model_fn.check_backbone("mobilenet_v2", 32, str(not_weights))
+    other = tmp_path / "other.weights.h5"
+    keras_model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(2)])
+    keras_model.save_weights(str(other))
+    with pytest.raises(ValueError, match="is not an HDF5 weights file of mobilenet_v2 without its top"):
+        model_fn.check_backbone("mobilenet_v2", 32, str(other))
+    own = tmp_path / "mobilenet.weights.h5"
+    tf.keras.applications.MobileNetV2(include_top=False, weights=None, input_shape=(32, 32, 3),
+                                      pooling="avg").save_weights(str(own))
+    model_fn.check_backbone("mobilenet_v2", 32, str(own))  # the right file passes
