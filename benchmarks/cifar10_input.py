@@ -7,14 +7,11 @@ against ResNet-44 training at batch 128 on those TFRecords. Prints
 images/sec of the pipeline, the step's consumption, and the ratio (goal >= 5).
 """
 
-import os
 import tempfile
 
 import harness
-import numpy as np
 from absl import app, flags
 
-from cifar10 import generate_cifar10_tfrecords as generator
 from cifar10 import input_fn as cifar_input
 from cifar10 import model_fn as cifar_model
 from common import towers
@@ -27,10 +24,7 @@ flags.DEFINE_integer("train_steps", 10, "Measured training steps for the consump
 def main(argv):
     del argv
     with tempfile.TemporaryDirectory() as directory:
-        rng = np.random.RandomState(0)
-        images = rng.randint(0, 256, (FLAGS.records, 3072)).astype(np.uint8)
-        generator.write_tfrecords(os.path.join(directory, "train.tfrecords"), images,
-                                  rng.randint(0, 10, len(images)))
+        harness.write_random_cifar_records(directory, FLAGS.records)
         dataset = cifar_input.Cifar10DataSet(directory, "train", use_distortion=True)
         supply = harness.pipeline_images_per_sec(dataset.make_batch(128), 60, 128)
         params = dict(num_layers=44, data_format="channels_last", batch_norm_decay=0.997, batch_norm_epsilon=1e-5,

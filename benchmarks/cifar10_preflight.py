@@ -14,11 +14,9 @@ import statistics
 import tempfile
 import time
 
-import harness  # noqa: F401  (puts the project on sys.path)
-import numpy as np
+import harness
 from absl import app, flags
 
-from cifar10 import generate_cifar10_tfrecords as generator
 from cifar10 import input_fn as cifar_input
 
 FLAGS = flags.FLAGS
@@ -29,10 +27,7 @@ flags.DEFINE_integer("repeats", 3, "Timed passes.")
 def main(argv):
     del argv
     with tempfile.TemporaryDirectory() as directory:
-        rng = np.random.RandomState(0)
-        path = os.path.join(directory, "train.tfrecords")
-        generator.write_tfrecords(path, rng.randint(0, 256, (FLAGS.records, 3072)).astype(np.uint8),
-                                  rng.randint(0, 10, FLAGS.records))
+        path = harness.write_random_cifar_records(directory, FLAGS.records)
         with open(os.path.join(directory, cifar_input.MANIFEST), "w", encoding="utf-8") as manifest:
             json.dump({"train.tfrecords": {"records": FLAGS.records, "sha256": cifar_input.file_sha256(path)}},
                       manifest)

@@ -20,10 +20,12 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 import keras  # noqa: E402
+import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from absl import flags  # noqa: E402
 
 import common  # noqa: E402
+from cifar10 import generate_cifar10_tfrecords as generator  # noqa: E402
 from common import hooks  # noqa: E402
 
 
@@ -139,6 +141,14 @@ def run_worker(command, onednn=None):
     if status or "EXAMPLES_PER_SEC " not in out:
         sys.exit(f"{' '.join(command[1:])} failed ({status}):\n{err[-3000:]}")
     return float(out.split("EXAMPLES_PER_SEC ")[1].split()[0]), rss
+
+
+def write_random_cifar_records(directory, count, seed=0):
+    """DIR/train.tfrecords: `count` random images and labels in the official record format; returns its path."""
+    rng = np.random.RandomState(seed)
+    path = os.path.join(directory, "train.tfrecords")
+    generator.write_tfrecords(path, rng.randint(0, 256, (count, 3072)).astype(np.uint8), rng.randint(0, 10, count))
+    return path
 
 
 def pipeline_images_per_sec(dataset, batches, batch_size):

@@ -47,6 +47,8 @@ def define_device_flags():
     flags.DEFINE_integer("random_seed", None, "Seed for weights, dropout, data order and augmentation.")
     flags.DEFINE_enum("dtype", "float32", list(precision.DTYPES),
                       "Compute dtype: float32, or mixed bfloat16 / float16 (with loss scaling), for GPUs.")
+    flags.DEFINE_integer("cluster_start_timeout_secs", 600,
+                         "With TF_CONFIG: how long to wait for every other task to start.", lower_bound=1)
     flags.DEFINE_integer("collective_timeout_secs", 600,
                          "With TF_CONFIG: a cross-host all-reduce waiting this long is an error.", lower_bound=1)
     flags.DEFINE_list("profile_steps", [], "FIRST,LAST: trace global steps FIRST to LAST with the TensorFlow "
@@ -83,7 +85,7 @@ def setup_devices():
         runtime.configure(FLAGS.cpu_towers, FLAGS.split_gpu, FLAGS.split_gpu_memory_mb,
                           FLAGS.num_intra_threads, FLAGS.num_inter_threads, FLAGS.log_device_placement)
         precision.set_compute_dtype(FLAGS.dtype)
-        cluster = multiworker.from_tf_config(FLAGS.collective_timeout_secs)
+        cluster = multiworker.from_tf_config(FLAGS.collective_timeout_secs, FLAGS.cluster_start_timeout_secs)
         num_gpus = FLAGS.num_gpus
         if num_gpus is None:
             num_gpus = 0 if FLAGS.cpu_towers else len(tf.config.list_logical_devices("GPU"))
@@ -155,7 +157,8 @@ def reporting_errors(main, *data_errors):
         except app.UsageError as error:  # absl would print the whole flag help above it
             fail(f"{error} (--helpfull lists every flag)")
         except (CheckpointDamagedError, CheckpointMismatchError, CheckpointWriteError, NanLossDuringTrainingError,
-                model_dir_lock.ModelDirLockedError, multiworker.WorkerLostError, *data_errors) as error:
+                model_dir_lock.ModelDirLockedError, multiworker.ClusterStartError, multiworker.WorkerLostError,
+                *data_errors) as error:
             fail(str(error))
 
     return wrapped

@@ -28,6 +28,8 @@ import dataclasses
 import json
 import os
 import re
+import socket
+import time
 
 import tensorflow as tf
 from absl import logging
@@ -41,6 +43,10 @@ class ClusterConfigError(ValueError):
 
 class WorkerLostError(RuntimeError):
     """A collective operation failed: another host died or cannot be reached."""
+
+
+class ClusterStartError(RuntimeError):
+    """Some tasks of the cluster did not start within the start-up limit."""
 
 
 _COLLECTIVE_FAILURES = (tf.errors.UnavailableError, tf.errors.DeadlineExceededError,
@@ -179,12 +185,60 @@ def _checked_tf_config(raw):
     return cluster, task_type, task_id
 
 
-def from_tf_config(timeout_seconds=600):
+def _accepts(address, seconds=1.0):
+    host, port = address.rsplit(":", 1)
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=seconds):
+            return True
+    except OSError:
+        return False
+
+
+def wait_for_tasks(cluster, task_type, task_id, timeout_seconds, clock=time.monotonic, poll_seconds=0.5):
+    """Waits until every other task's address accepts a TCP connection;
+    ClusterStartError naming the tasks that never did once timeout_seconds pass.
+
+    TensorFlow's own start-up wait blocks holding the GIL, with a SIGTERM
+    handler of its own, so it can neither time out nor be stopped; this wait
+    is Python's (a stop signal ends it at once). Meanwhile this task listens
+    on its own port, so that the others' waits end too; the listener is
+    closed before TensorFlow's server takes the port.
+    """
+    own_port = int(cluster[task_type][task_id].rsplit(":", 1)[1])
+    others = {f"{job}:{index}": address for job, addresses in cluster.items()
+              for index, address in enumerate(addresses) if (job, index) != (task_type, task_id)}
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("", own_port))
+    listener.listen(16)
+    listener.setblocking(False)
+    deadline = clock() + timeout_seconds
+    try:
+        while True:
+            others = {task: address for task, address in others.items() if not _accepts(address)}
+            if not others:
+                return
+            if clock() >= deadline:
+                missing = ", ".join(f"{task} ({address})" for task, address in others.items())
+                raise ClusterStartError(
+                    f"{task_type}:{task_id}: the tasks {missing} of TF_CONFIG did not start within "
+                    f"{timeout_seconds:g} s (--cluster_start_timeout_secs); start them, or fix TF_CONFIG")
+            try:
+                while True:
+                    listener.accept()[0].close()
+            except BlockingIOError:
+                pass
+            time.sleep(poll_seconds)
+    finally:
+        listener.close()
+
+
+def from_tf_config(timeout_seconds=600, start_timeout_seconds=600):
     """A Cluster from the TF_CONFIG environment variable; a LocalCluster on one host.
 
     Must run before TensorFlow starts its runtime (it starts the gRPC server).
     timeout_seconds bounds every collective, so a lost host is an error, not
-    a hang.
+    a hang; start_timeout_seconds bounds the wait for the other tasks to start.
     """
     raw = os.environ.get("TF_CONFIG")
     if not raw:
@@ -193,6 +247,7 @@ def from_tf_config(timeout_seconds=600):
     num_workers = sum(len(cluster.get(t, [])) for t in TASK_TYPES)
     if num_workers <= 1:
         return LocalCluster()
+    wait_for_tasks(cluster, task_type, task_id, start_timeout_seconds)
     resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
         tf.train.ClusterSpec(cluster), task_type=task_type, task_id=task_id, num_accelerators={},
         rpc_layer="grpc")

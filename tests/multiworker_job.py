@@ -20,6 +20,7 @@ flags.DEFINE_integer("train_steps", 6, "Global steps.")
 flags.DEFINE_integer("batch_size", 16, "Batch per host.")
 flags.DEFINE_string("dump", None, "Write every variable's final value to this .npz file.")
 flags.DEFINE_integer("collective_timeout_secs", 60, "Cross-host all-reduce timeout.")
+flags.DEFINE_integer("cluster_start_timeout_secs", 120, "How long to wait for the other tasks to start.")
 
 
 def model_fn(features, labels, mode, params):
@@ -33,7 +34,7 @@ def model_fn(features, labels, mode, params):
 
 def main(argv):
     del argv
-    cluster = multiworker.from_tf_config(FLAGS.collective_timeout_secs)
+    cluster = multiworker.from_tf_config(FLAGS.collective_timeout_secs, FLAGS.cluster_start_timeout_secs)
     features, labels = models.blobs(4096, dim=8)
     config = common.RunConfig(model_dir=FLAGS.model_dir, save_checkpoints_steps=2, tf_random_seed=3,
                               steps_per_loop=2, cluster=cluster)

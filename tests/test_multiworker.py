@@ -141,3 +141,35 @@ def test_tf_config_is_checked_whole_whatever_the_cluster_size(monkeypatch, tf_co
     with pytest.raises(multiworker.ClusterConfigError) as raised:
         multiworker.from_tf_config()
     assert words in str(raised.value)
+
+
+def lone_chief(tmp_path, processes, start_timeout):
+    """A chief of a two-task cluster whose worker is never started; returns it and both ports."""
+    chief_port, worker_port = free_ports(2)
+    cluster = {"chief": [f"127.0.0.1:{chief_port}"], "worker": [f"127.0.0.1:{worker_port}"]}
+    chief = launch(tmp_path, ("chief", 0), cluster, f"--model_dir={tmp_path / 'model'}",
+                   f"--cluster_start_timeout_secs={start_timeout}")
+    processes.append(chief)
+    return chief, chief_port, worker_port
+
+
+def test_a_chief_whose_worker_never_starts_stops_at_the_start_up_limit_naming_it(tmp_path, processes):
+    chief, _, worker_port = lone_chief(tmp_path, processes, 3)
+    out, err = chief.communicate(timeout=120)
+    assert chief.returncode == 1 and "Traceback" not in err
+    assert (f"ERROR: chief:0: the tasks worker:0 (127.0.0.1:{worker_port}) of TF_CONFIG did not start within 3 s "
+            "(--cluster_start_timeout_secs)") in err
+    assert not (tmp_path / "model").exists()
+
+
+def test_sigterm_ends_the_start_up_wait_at_once(tmp_path, processes):
+    chief, chief_port, _ = lone_chief(tmp_path, processes, 600)
+    deadline = time.time() + 120
+    while not multiworker._accepts(f"127.0.0.1:{chief_port}"):  # listening: it is waiting for the worker
+        assert chief.poll() is None and time.time() < deadline
+        time.sleep(0.2)
+    signalled = time.time()
+    chief.send_signal(signal.SIGTERM)
+    out, err = chief.communicate(timeout=60)
+    assert chief.returncode == 143 and time.time() - signalled < 10
+    assert "Stopped by SIGTERM outside the train loop" in err and "Traceback" not in err
