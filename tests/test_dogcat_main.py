@@ -68,6 +68,7 @@ def test_backbone_trains_evaluates_and_predicts(tmp_path):
     assert tf.io.gfile.exists(estimator.latest_checkpoint() + ".index")
 
 
+@pytest.mark.filterwarnings("ignore:Skipping nested container", "ignore::DeprecationWarning")  # Keras, wrong files
 def test_backbone_checks_name_the_flag_and_the_file(tmp_path):
     with pytest.raises(ValueError, match="--image_size=64 is below the 75 pixels --backbone=inception_v3 takes"):
         model_fn.check_backbone("inception_v3", 64)
