@@ -17,6 +17,7 @@ import threading
 
 from absl import logging
 
+from common import checkpoints
 from common.hooks import Hook
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -104,6 +105,6 @@ class StopOnSignalHook(Hook):
         if self._requests.received is None:
             return
         latest = context.latest_checkpoint()
-        if not (latest and context.latest_checkpoint_step() == step):
+        if not (latest and checkpoints.step_of(latest) == step):
             latest = context.save_checkpoint(step, initial=True)
         raise TrainingInterrupted(self._requests.received, step, latest)
