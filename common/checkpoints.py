@@ -31,7 +31,8 @@ from common import atomic
 CHECKPOINT_NAME = "model.ckpt"
 GLOBAL_STEP = "global_step"
 OPTIMIZER_PREFIX = "optimizer/"
-RESERVED_MODULE_NAMES = ("optimizer", GLOBAL_STEP)
+MODEL_FN_SCOPE = "model_fn"  # the variables model_fn builds itself (common.served_variables)
+RESERVED_MODULE_NAMES = ("optimizer", GLOBAL_STEP, MODEL_FN_SCOPE)
 _ROOT = "vars"
 _INPUT = "input"
 _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"

@@ -263,6 +263,7 @@ class Estimator:
         if "eval" not in self._loops:
             self._loops["eval"] = loops.make_eval_loop(self._step.eval_step, info.totals)
         iterator = iter(dataset)
+        info.reset_metrics()
         totals = eval_loop.run(
             lambda count: self._run_in_scope(self._loops["eval"], iterator, tf.constant(count, tf.int32)),
             list(hooks or ()) + list(info.hooks), hooks_lib.RunContext(self.model_dir, ("loss",)),

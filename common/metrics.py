@@ -6,11 +6,18 @@ final totals into the reported value. Accuracy is correct/count, a mean is
 sum/weight, and so on. Totals are float64 so that long evaluations do not
 lose counts. No metric owns variables, so model_fn can make them on every
 call.
+
+A Keras metric object (keras.metrics.*, tf.keras.metrics.*) updated in
+model_fn and returned in eval_metric_ops, as TF 2.x estimator code did,
+works too: its state variables are created once and shared by every tower
+and call (common.served_variables), reset before each evaluation and read
+after it.
 """
 
 import dataclasses
 from typing import Callable, Dict
 
+import keras
 import numpy as np
 import tensorflow as tf
 
@@ -21,6 +28,26 @@ class Metric:
 
     totals: Dict[str, tf.Tensor]
     result: Callable[[Dict[str, np.ndarray]], float]
+
+
+def totals_of(metric):
+    """The per-step totals a metric adds up ({} for a Keras metric, which keeps its own state)."""
+    return {} if isinstance(metric, keras.metrics.Metric) else metric.totals
+
+
+def result_fn(metric):
+    """totals -> the metric's value."""
+    if isinstance(metric, keras.metrics.Metric):
+        return lambda totals: float(np.asarray(metric.result()))
+    return metric.result
+
+
+def check(name, metric):
+    """ValueError unless `metric` is one this module can report."""
+    if not isinstance(metric, (Metric, keras.metrics.Metric)):
+        raise ValueError(
+            f"eval_metric_ops[{name!r}] is a {type(metric).__name__}; give a common.metrics metric "
+            "(accuracy, mean, ...) or a Keras metric object updated in model_fn")
 
 
 def _weights_like(values, weights):

@@ -17,7 +17,7 @@ import keras
 import tensorflow as tf
 from absl import logging
 
-from common import checkpoints, placement
+from common import checkpoints, metrics, placement
 from common.registry import ModelRegistry
 from common.spec import ModeKeys, call_with_wanted_args, check_spec
 from common.tower_step import TrainVariables
@@ -32,6 +32,7 @@ class ProbeInfo:
     totals: Tuple[str, ...]
     predictions_dict: bool
     hooks: tuple
+    keras_metrics: tuple  # Keras metric objects: their state is reset before each evaluation
 
     @classmethod
     def from_spec(cls, spec, mode):
@@ -39,11 +40,16 @@ class ProbeInfo:
                  ModeKeys.PREDICT: spec.prediction_hooks}[mode]
         return cls(
             scalars=tuple(spec.scalars),
-            metric_results={name: m.result for name, m in spec.eval_metric_ops.items()},
+            metric_results={name: metrics.result_fn(m) for name, m in spec.eval_metric_ops.items()},
             totals=("loss_sum", "count") + tuple(
-                f"{name}/{part}" for name, m in spec.eval_metric_ops.items() for part in m.totals),
+                f"{name}/{part}" for name, m in spec.eval_metric_ops.items() for part in metrics.totals_of(m)),
             predictions_dict=isinstance(spec.predictions, dict),
-            hooks=tuple(hooks))
+            hooks=tuple(hooks),
+            keras_metrics=tuple(m for m in spec.eval_metric_ops.values() if isinstance(m, keras.metrics.Metric)))
+
+    def reset_metrics(self):
+        for metric in self.keras_metrics:
+            metric.reset_state()
 
 
 class ModelBuilder:

@@ -31,22 +31,27 @@ class GreedyLoadBalancer:
         return device
 
 
-def _byte_size(kwargs):
-    """The byte size of the variable about to be created.
+def requested_shape_and_dtype(kwargs):
+    """The shape and dtype of the variable tf.Variable(**kwargs) would make.
 
-    The creator sees only an initial value, often a callable; it is evaluated
-    eagerly here to learn its shape. Keras initializers are stateless (fixed
-    integer seeds), so evaluating one twice gives the same values.
+    A creator sees only an initial value, often a callable; it is evaluated
+    eagerly here when only it knows the shape. Keras initializers are
+    stateless (fixed integer seeds), so evaluating one twice gives the same
+    values.
     """
-    shape = kwargs.get("shape")
-    dtype = kwargs.get("dtype")
+    shape, dtype = kwargs.get("shape"), kwargs.get("dtype")
     if shape is None or not tf.TensorShape(shape).is_fully_defined():
         initial_value = kwargs.get("initial_value")
         with tf.init_scope():
-            value = initial_value() if callable(initial_value) else initial_value
-            value = tf.convert_to_tensor(value, dtype_hint=dtype)
+            value = tf.convert_to_tensor(initial_value() if callable(initial_value) else initial_value,
+                                         dtype_hint=dtype)
         shape, dtype = value.shape, dtype or value.dtype
-    return int(np.prod(tf.TensorShape(shape).as_list())) * tf.as_dtype(dtype).size
+    return tf.TensorShape(shape), tf.as_dtype(dtype)
+
+
+def _byte_size(kwargs):
+    shape, dtype = requested_shape_and_dtype(kwargs)
+    return int(np.prod(shape.as_list())) * dtype.size
 
 
 def placing_creator(devices, balancer=None):

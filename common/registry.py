@@ -6,10 +6,12 @@ objects, so the model_fn asks the registry for its network:
 
     net = common.get_module("resnet", lambda: ResNet(params))
 
-and gets the same object on every call. Variables may only be created
-during the Estimator's first (build) call of model_fn; a later call that
-creates one fails with a message saying so, instead of silently giving
-each tower its own weights.
+and gets the same object on every call. A model_fn may also build its
+Keras layers and metrics itself, as TF 2.x estimator code did: the first
+(build) call creates their variables and every later call is served the
+same ones (common.served_variables). Nothing model_fn creates goes
+untracked: each variable is a module's, a served one, a metric's or the
+optimizer's.
 """
 
 import collections
@@ -20,17 +22,10 @@ from typing import Optional
 
 import tensorflow as tf
 
-from common import checkpoints, precision
+from common import checkpoints, placement, precision, served_variables
+from common.served_variables import VariableCreationError
 
 _ACTIVE = contextvars.ContextVar("common_active_registry", default=None)
-
-
-class VariableCreationError(Exception):
-    """A model_fn created a variable after the model was built.
-
-    (A direct Exception subclass: AutoGraph re-raises those with their own
-    type from inside a trace, where a RuntimeError subclass would become a
-    StagingError.)"""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,32 +43,18 @@ class TrackedVariable:
         return self.variable if self.keras_variable is None else self.keras_variable
 
 
-@contextlib.contextmanager
-def _fresh_keras_names():
-    """Gives a module's Keras layers default names that do not depend on what
-    was built before in this process ("dense", not "dense_7"), so checkpoint
-    names agree between a training run and a later process that resumes it."""
-    try:
-        from keras.src.backend.common import global_state
-    except ImportError:  # a Keras without this internal: names stay process-wide
-        yield
-        return
-    saved = global_state.get_global_attribute("object_name_uids")
-    global_state.set_global_attribute("object_name_uids", collections.defaultdict(int))
-    try:
-        yield
-    finally:
-        global_state.set_global_attribute("object_name_uids", saved)
-
-
 class ModelRegistry:
-    """The modules, the global step and the rule on variable creation."""
+    """The modules, the variables model_fn builds itself, the global step and
+    the rules on variable creation."""
 
     def __init__(self, consolidation_device):
         self.modules = collections.OrderedDict()
+        self.served = served_variables.ServedVariables("model")
+        self.metric_state = served_variables.ServedVariables("metric")
         self.optimizer = None
         self._consolidation_device = consolidation_device
         self._making_optimizer = False
+        self._factories_running = 0
         with tf.device(consolidation_device):
             self.global_step = tf.Variable(
                 0, dtype=tf.int64, trainable=False, name="global_step"
@@ -86,8 +67,10 @@ class ModelRegistry:
         """Makes this registry the one model_fn sees, and rules variable creation.
 
         building: variables may be created (the first call), each through
-        `placing_creator` (see common.placement); otherwise creating one is a
-        VariableCreationError. The optimizer's own variables are exempt.
+        `placing_creator` (see common.placement); otherwise each variable
+        model_fn creates is served the one its first call created. Metric
+        state is created in any call, on the consolidation device; the
+        optimizer's variables are exempt.
         global_step: what get_global_step() answers instead of the variable
         (an XLA-compiled tower gets the step's value: it cannot read a
         variable on another device).
@@ -97,27 +80,49 @@ class ModelRegistry:
         self._building = building
         self._global_step_read = global_step
 
-        @tf.autograph.experimental.do_not_convert
-        def creator(next_creator, **kwargs):
-            if self._making_optimizer:
-                return next_creator(**kwargs)
-            if not self._building:
-                raise VariableCreationError(
-                    f"model_fn created the variable {kwargs.get('name')!r} after the model "
-                    "was built. Every tower and mode must share one set of variables: "
-                    "create layers once through common.get_module(name, factory) and "
-                    "call them in model_fn."
-                )
+        def create(next_creator, kwargs):
             if placing_creator is None:
                 return next_creator(**kwargs)
             return placing_creator(next_creator, **kwargs)
 
+        @tf.autograph.experimental.do_not_convert
+        def creator(next_creator, **kwargs):
+            if self._making_optimizer:
+                return next_creator(**kwargs)
+            if self._factories_running:
+                return create(next_creator, kwargs)
+            key = call.key(kwargs.get("name"))
+            if served_variables.creating_metric():
+                return self._metric_variable(key, next_creator, kwargs)
+            if self._building:
+                variable = create(next_creator, kwargs)
+                self.served.record(key, variable)
+                return variable
+            shape, dtype = placement.requested_shape_and_dtype(kwargs)
+            return self.served.serve(key, shape, dtype)
+
         try:
-            with tf.variable_creator_scope(creator):
+            with served_variables.model_fn_call(self.served) as call, \
+                    tf.variable_creator_scope(creator):
                 yield
+            if building:
+                self.served.forget(self._module_variables())
         finally:
             self._building, self._global_step_read = outer
             _ACTIVE.reset(token)
+
+    def _module_variables(self):
+        """The tf.Variables the registered modules own (built in their factory or
+        on their first call)."""
+        return [getattr(v, "value", v) for module in self.modules.values() for v in getattr(module, "variables", ())]
+
+    def _metric_variable(self, key, next_creator, kwargs):
+        if key in self.metric_state.variables:
+            return self.metric_state.serve(key, *placement.requested_shape_and_dtype(kwargs))
+        with tf.init_scope(), tf.device(self._consolidation_device):
+            variable = next_creator(**kwargs)
+        self.metric_state.record(key, variable)
+        return variable
 
     def global_step_for_model_fn(self):
         return self.global_step if self._global_step_read is None else self._global_step_read
@@ -133,8 +138,12 @@ class ModelRegistry:
                     f"model_fn asked for a new module {name!r} after the model was "
                     "built; every module must be created on the first call"
                 )
-            with _fresh_keras_names():
-                self.modules[name] = factory()
+            self._factories_running += 1
+            try:
+                with served_variables.fresh_keras_names():
+                    self.modules[name] = factory()
+            finally:
+                self._factories_running -= 1
         return self.modules[name]
 
     def get_optimizer(self, factory):
@@ -151,10 +160,14 @@ class ModelRegistry:
         return self.optimizer
 
     def tracked_variables(self):
-        """Every variable of every module, with its stable name, in creation order."""
+        """Every model variable with its stable name, in creation order: the
+        modules' first, then the ones model_fn built itself ("model_fn/<path>")."""
         tracked, seen, names = [], set(), set()
-        for module_name, module in self.modules.items():
-            for variable in getattr(module, "variables", ()):
+        owned = [(name, list(getattr(module, "variables", ()))) for name, module in self.modules.items()]
+        owned.append((checkpoints.MODEL_FN_SCOPE,
+                      [self.served.keras_variable(key) for key in self.served.variables]))
+        for module_name, variables in owned:
+            for variable in variables:
                 inner = getattr(variable, "value", variable)
                 if not isinstance(inner, tf.Variable):
                     inner = variable

@@ -8,6 +8,8 @@ averages and applies the gradients (see `common.tower_step`).
 import collections
 import inspect
 
+from common import metrics
+
 
 def call_with_wanted_args(fn, required, optional):
     """fn(**required, **the items of `optional` that fn's signature names):
@@ -56,7 +58,8 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
         then be built with a float learning rate) and it is what hooks and
         summaries see as `learning_rate`. When absent, the optimizer's own
         (possibly scheduled) rate is reported.
-      eval_metric_ops: dict name -> `common.metrics.Metric` (EVAL).
+      eval_metric_ops: dict name -> `common.metrics.Metric`, or a Keras
+        metric object updated in model_fn (EVAL).
       scalars: dict name -> scalar tensor of extra per-step values (TRAIN);
         averaged over towers, hooks can ask for them by name and
         SummarySaverHook records them.
@@ -116,6 +119,8 @@ def check_spec(spec, mode):
             raise ValueError("model_fn returned no loss in EVAL mode")
     elif spec.predictions is None:
         raise ValueError("model_fn returned no predictions in PREDICT mode")
+    for name, metric in spec.eval_metric_ops.items():
+        metrics.check(name, metric)
     if spec.loss is not None and spec.loss.shape.rank not in (0, None):
         raise ValueError(
             f"model_fn's loss must be a scalar, got shape {spec.loss.shape}"

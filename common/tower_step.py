@@ -28,11 +28,10 @@ random numbers without waiting on each other, and the state keeps tower
 import dataclasses
 from typing import Callable, Dict, List
 
-import keras
 import numpy as np
 import tensorflow as tf
 
-from common import precision, towers
+from common import metrics, precision, served_variables, towers
 from common.spec import ModeKeys
 
 
@@ -136,7 +135,7 @@ class TowerStep:
             else:
                 sources = values[:len(variables.trainable)]
                 tape.watch(sources)
-            with keras.StatelessScope(state_mapping) as scope:
+            with served_variables.TowerStateScope(state_mapping) as scope:
                 given = dict(scope.state_mapping)
                 spec = self._call(features, labels, ModeKeys.TRAIN, global_step)
                 loss = tf.cast(spec.loss, tf.float32)
@@ -256,7 +255,7 @@ class TowerStep:
                 count += examples
                 tower_totals = {f"{name}/{part}": tf.cast(value, tf.float64)
                                 for name, metric in spec.eval_metric_ops.items()
-                                for part, value in metric.totals.items()}
+                                for part, value in metrics.totals_of(metric).items()}
             totals = tower_totals if totals is None else {k: totals[k] + tower_totals[k] for k in totals}
         with tf.device(towers.HOST_DEVICE):
             return {"loss_sum": loss_sum, "count": count, **totals}

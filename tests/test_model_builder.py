@@ -61,7 +61,7 @@ def test_a_call_that_would_create_a_variable_after_the_build_is_refused():
 
     model = ModelBuilder(growing_fn, {}, common.RunConfig(), None)
     probe(model, common.ModeKeys.TRAIN)
-    with pytest.raises(common.VariableCreationError, match="'sneaky' after the model was built"):
+    with pytest.raises(common.VariableCreationError, match="'sneaky', which its first call did not create"):
         probe(model, common.ModeKeys.EVAL)
 
 
