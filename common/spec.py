@@ -6,7 +6,9 @@ averages and applies the gradients (see `common.tower_step`).
 """
 
 import collections
+import dataclasses
 import inspect
+from typing import Any
 
 from common import metrics
 
@@ -28,6 +30,17 @@ class ModeKeys:
     ALL = (TRAIN, EVAL, PREDICT)
 
 
+@dataclasses.dataclass(frozen=True)
+class TrainOp:
+    """What a TF1 optimizer's minimize() gives model_fn to return as train_op
+    (common.tf1.train): the loss to differentiate, the optimizer, and the
+    learning-rate tensor when the rate is one."""
+
+    loss: Any
+    optimizer: Any
+    learning_rate: Any = None
+
+
 _SPEC_FIELDS = (
     "mode",
     "predictions",
@@ -39,6 +52,7 @@ _SPEC_FIELDS = (
     "training_hooks",
     "evaluation_hooks",
     "prediction_hooks",
+    "train_op",
 )
 
 
@@ -64,6 +78,10 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
         averaged over towers, hooks can ask for them by name and
         SummarySaverHook records them.
       training_hooks, evaluation_hooks, prediction_hooks: `common.hooks.Hook`s.
+      train_op: instead of optimizer (TRAIN), what a TF1 optimizer's
+        `minimize(loss)` returned (a TrainOp, see common.tf1.train): its
+        optimizer and learning rate fill those fields, its loss is the one
+        differentiated (`loss` stays the one reported).
     """
 
     def __new__(
@@ -78,7 +96,12 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
         training_hooks=(),
         evaluation_hooks=(),
         prediction_hooks=(),
+        train_op=None,
     ):
+        if isinstance(train_op, TrainOp):
+            optimizer = train_op.optimizer if optimizer is None else optimizer
+            learning_rate = train_op.learning_rate if learning_rate is None else learning_rate
+            loss = train_op.loss if loss is None else loss
         if mode not in ModeKeys.ALL:
             raise ValueError(
                 f"EstimatorSpec: mode must be one of {ModeKeys.ALL}, got {mode!r}"
@@ -95,6 +118,7 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
             tuple(training_hooks or ()),
             tuple(evaluation_hooks or ()),
             tuple(prediction_hooks or ()),
+            train_op,
         )
 
 
@@ -112,8 +136,13 @@ def check_spec(spec, mode):
     if mode == ModeKeys.TRAIN:
         if spec.loss is None:
             raise ValueError("model_fn returned no loss in TRAIN mode")
+        if spec.train_op is not None and not isinstance(spec.train_op, TrainOp):
+            raise ValueError(
+                f"model_fn's train_op is a {type(spec.train_op).__name__}; a train_op must be what "
+                "common.tf1.train's optimizers' minimize(loss) return (python -m common.upgrade rewrites "
+                "tf.compat.v1.train optimizers to them), or give EstimatorSpec(optimizer=...) instead")
         if spec.optimizer is None:
-            raise ValueError("model_fn returned no optimizer in TRAIN mode")
+            raise ValueError("model_fn returned no optimizer (or train_op) in TRAIN mode")
     elif mode == ModeKeys.EVAL:
         if spec.loss is None:
             raise ValueError("model_fn returned no loss in EVAL mode")

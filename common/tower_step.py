@@ -139,7 +139,8 @@ class TowerStep:
                 given = dict(scope.state_mapping)
                 spec = self._call(features, labels, ModeKeys.TRAIN, global_step)
                 loss = tf.cast(spec.loss, tf.float32)
-                differentiated = precision.scaled(loss, variables.optimizer)
+                objective = loss if spec.train_op is None else tf.cast(spec.train_op.loss, tf.float32)
+                differentiated = precision.scaled(objective, variables.optimizer)
         grads = tape.gradient(differentiated, sources)
         updates = {}
         for index, tracked in enumerate(variables.stateful):
