@@ -8,7 +8,9 @@ starts its runtime, which is earlier than any Estimator exists; they live in
 import dataclasses
 from typing import Optional
 
-from common import multiworker, towers
+from absl import logging
+
+from common import multiworker, strategies, towers
 
 
 @dataclasses.dataclass
@@ -21,6 +23,11 @@ class RunConfig:
     (shuffle buffers included) with each checkpoint and restore it on resume,
     as TF1's CheckpointInputPipelineHook did, so a resumed run sees exactly
     the batches an uninterrupted one would. Checkpoints grow by the buffers.
+    train_distribute, eval_distribute: tf.distribute strategies, as TF 2.x
+    estimator code gave them; each becomes the device plan and cluster it
+    stands for (common.strategies). One plan serves every mode.
+    session_config: accepted from TF1 programs and ignored, with a warning:
+    threads and device-placement logging are common.runtime.configure's.
     """
 
     model_dir: Optional[str] = None
@@ -36,8 +43,21 @@ class RunConfig:
     device_plan: Optional[towers.DevicePlan] = None
     checkpoint_input_pipeline: bool = False
     cluster: object = dataclasses.field(default_factory=multiworker.LocalCluster)  # hosts (TF_CONFIG)
+    train_distribute: object = None
+    eval_distribute: object = None
+    session_config: object = None
 
     def __post_init__(self):
+        if self.train_distribute is not None or self.eval_distribute is not None:
+            plan, self.cluster = strategies.plan_and_cluster(self.train_distribute, self.eval_distribute)
+            if self.device_plan not in (None, plan):  # (replace() gives back the plan it made)
+                raise ValueError("RunConfig: give device_plan or train_distribute/eval_distribute, not both")
+            self.device_plan = plan
+            logging.info("Towers from the RunConfig strategy: %s; variables on %s",
+                         ", ".join(self.device_plan.tower_devices), ", ".join(self.device_plan.variable_devices))
+        if self.session_config is not None:
+            logging.warning("RunConfig(session_config=...) is ignored: set threads and device-placement "
+                            "logging with common.runtime.configure(...) before TensorFlow starts")
         if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
             raise ValueError(
                 "RunConfig: give save_checkpoints_steps or save_checkpoints_secs, not both "

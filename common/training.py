@@ -29,17 +29,22 @@ class TrainSpec:
 
 @dataclasses.dataclass
 class EvalSpec:
+    """What to evaluate and how often. start_delay_secs is for a separate
+    evaluator task; train_and_evaluate on one host ignores it, as tf.estimator's did."""
+
     input_fn: Callable
     steps: Optional[int] = 100
     name: Optional[str] = None
     hooks: Sequence[hooks_lib.Hook] = ()
     throttle_secs: float = 600
+    start_delay_secs: float = 120
 
     def __post_init__(self):
         if self.steps is not None and self.steps <= 0:
             raise ValueError(f"EvalSpec: steps must be > 0 or None, got {self.steps}")
-        if self.throttle_secs < 0:
-            raise ValueError(f"EvalSpec: throttle_secs must be >= 0, got {self.throttle_secs}")
+        for name in ("throttle_secs", "start_delay_secs"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"EvalSpec: {name} must be >= 0, got {getattr(self, name)}")
 
     @property
     def key(self):

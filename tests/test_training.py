@@ -30,6 +30,7 @@ def test_the_throttle_evaluates_at_the_first_save_then_once_its_seconds_have_pas
 @pytest.mark.parametrize("kwargs, words", [
     (dict(steps=0), "EvalSpec: steps must be > 0 or None, got 0"),
     (dict(throttle_secs=-1), "EvalSpec: throttle_secs must be >= 0, got -1"),
+    (dict(start_delay_secs=-1), "EvalSpec: start_delay_secs must be >= 0, got -1"),
 ])
 def test_eval_spec_refuses_bad_values(kwargs, words):
     with pytest.raises(ValueError, match=words):

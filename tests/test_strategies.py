@@ -1,0 +1,71 @@
+"""tf.distribute strategies in RunConfig become towers, on real logical devices."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import common
+from common import strategies, towers
+from tests import models
+
+FEATURES, LABELS = models.blobs(128)
+
+
+@pytest.mark.parametrize("make,devices,variables", [
+    (lambda: tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]), ("/cpu:0", "/cpu:1"), ("/cpu:0", "/cpu:1")),
+    (lambda: tf.distribute.OneDeviceStrategy("/cpu:2"), ("/cpu:2",), ("/cpu:2",)),
+    (lambda: tf.distribute.experimental.CentralStorageStrategy(["/cpu:1", "/cpu:2"]), ("/cpu:1", "/cpu:2"),
+     ("/cpu:0",)),
+    (lambda: tf.distribute.MultiWorkerMirroredStrategy(), ("/cpu:0",), ("/cpu:0",)),  # no TF_CONFIG: one host
+    (tf.distribute.get_strategy, ("/cpu:0",), ("/cpu:0",)),
+])
+def test_each_strategy_becomes_the_towers_it_stands_for(make, devices, variables):
+    config = common.RunConfig(train_distribute=make())
+    assert config.device_plan.tower_devices == devices
+    assert config.device_plan.variable_devices == variables
+    assert config.cluster.num_workers == 1
+
+
+def test_mirrored_strategy_trains_exactly_as_the_same_towers_given_by_flags(tmp_path):
+    by_strategy = common.Estimator(models.classifier_fn, str(tmp_path / "strategy"), params={"hidden": 8},
+                                   config=common.RunConfig(
+                                       tf_random_seed=7,
+                                       train_distribute=tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]),
+                                       eval_distribute=tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])))
+    by_plan = common.Estimator(models.classifier_fn, str(tmp_path / "plan"), params={"hidden": 8},
+                               config=common.RunConfig(tf_random_seed=7, device_plan=models.plan(2, towers.GPU)))
+    for est in (by_strategy, by_plan):
+        est.train(models.train_input(FEATURES, LABELS, 32), steps=5)
+    first, second = by_strategy._model.named_state(False), by_plan._model.named_state(False)
+    assert sorted(first) == sorted(second)
+    for name in first:
+        np.testing.assert_array_equal(first[name].numpy(), second[name].numpy(), err_msg=name)
+    assert {v.variable.device for v in by_strategy._model.model_variables} == {
+        "/job:localhost/replica:0/task:0/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:1"}
+
+
+class TPUStrategy:  # stands for tf.distribute.TPUStrategy, which needs a TPU to be made
+    pass
+
+
+class ParameterServerStrategyV2:
+    pass
+
+
+@pytest.mark.parametrize("strategy,message", [
+    (TPUStrategy(), r"RunConfig\(train_distribute=TPUStrategy\): TPUs are not supported here"),
+    (ParameterServerStrategyV2(), r"ParameterServerStrategyV2\): parameter servers are not supported here"),
+    (object(), r"RunConfig\(train_distribute=object\): not a strategy this project can map"),
+])
+def test_strategies_that_cannot_be_mapped_are_refused_by_name(strategy, message):
+    with pytest.raises(ValueError, match=message):
+        common.RunConfig(train_distribute=strategy)
+
+
+def test_eval_distribute_must_give_the_training_towers_and_device_plan_excludes_strategies():
+    with pytest.raises(ValueError, match=r"eval_distribute runs on \('/cpu:2',\) but train_distribute on"):
+        common.RunConfig(train_distribute=tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]),
+                         eval_distribute=tf.distribute.OneDeviceStrategy("/cpu:2"))
+    with pytest.raises(ValueError, match="give device_plan or train_distribute"):
+        common.RunConfig(device_plan=models.plan(2), train_distribute=tf.distribute.OneDeviceStrategy("/cpu:3"))
+    assert strategies.device_plan(tf.distribute.OneDeviceStrategy("/cpu:0")) == towers.DevicePlan(("/cpu:0",))
