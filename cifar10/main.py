@@ -69,9 +69,9 @@ def _serving_input_receiver_fn():
     """float32 images in [0, 255] by default; a `serving_uint8` signature takes uint8."""
     image = tf.TensorSpec([None, input_fn.HEIGHT, input_fn.WIDTH, input_fn.DEPTH], tf.float32)
     as_uint8 = common.ServingInputReceiver(
-        {"image": tf.TensorSpec(image.shape, tf.uint8)}, lambda received: tf.cast(received["image"], tf.float32))
+        lambda received: tf.cast(received["image"], tf.float32), {"image": tf.TensorSpec(image.shape, tf.uint8)})
     return common.ServingInputReceiver(
-        {"image": image}, lambda received: received["image"], alternatives={"serving_uint8": as_uint8})
+        lambda received: received["image"], {"image": image}, {"serving_uint8": as_uint8})
 
 
 def main(argv):

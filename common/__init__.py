@@ -12,7 +12,10 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 
 from common.checkpoints import CheckpointDamagedError, CheckpointMismatchError, WarmStartSettings
 from common.estimator import Estimator
-from common.export import ServingInputReceiver, build_raw_serving_input_receiver_fn
+from common.export_outputs import ClassificationOutput, PredictOutput, RegressionOutput
+from common.receivers import (ServingInputReceiver, TensorServingInputReceiver,
+                              build_parsing_serving_input_receiver_fn, build_raw_serving_input_receiver_fn,
+                              placeholder)
 from common.registry import VariableCreationError, get_global_step, get_module, get_optimizer
 from common.run_config import RunConfig
 from common.spec import EstimatorSpec, ModeKeys
@@ -20,19 +23,25 @@ from common.training import EvalSpec, TrainSpec, train_and_evaluate
 
 __all__ = [
     "CheckpointDamagedError",
+    "ClassificationOutput",
     "CheckpointMismatchError",
     "Estimator",
     "EstimatorSpec",
     "EvalSpec",
     "ModeKeys",
+    "PredictOutput",
+    "RegressionOutput",
     "RunConfig",
     "ServingInputReceiver",
+    "TensorServingInputReceiver",
     "TrainSpec",
     "VariableCreationError",
     "WarmStartSettings",
+    "build_parsing_serving_input_receiver_fn",
     "build_raw_serving_input_receiver_fn",
     "get_global_step",
     "get_module",
     "get_optimizer",
+    "placeholder",
     "train_and_evaluate",
 ]

@@ -21,7 +21,7 @@ import tensorflow as tf
 from absl import logging
 
 from common import (checkpoints, eval_loop, export, hooks as hooks_lib, inputs, loops, model_dir_lock, predict_loop,
-                    signals, train_loop)
+                    receivers, signals, train_loop)
 from common.model_builder import ModelBuilder
 from common.run_config import RunConfig
 from common.spec import ModeKeys
@@ -294,25 +294,27 @@ class Estimator:
     def export_saved_model(self, export_dir_base, serving_input_receiver_fn, checkpoint_path=None):
         """Exports the latest checkpoint's model as a SavedModel; returns its path.
 
-        The served function runs model_fn in PREDICT mode on one device and
-        returns its predictions dict.
+        Each signature runs model_fn in PREDICT mode on one device: one per
+        export_outputs key (serving_default: the predictions, without them)
+        and receiver alternative, with TensorFlow Serving's method names.
         """
-        receiver = serving_input_receiver_fn()
-        names = sorted(receiver.receiver_specs)
-        specs = tuple(receiver.receiver_specs[n] for n in names)
-        self._model.probe(ModeKeys.PREDICT, specs,
-                          lambda *received: (receiver.features_fn(dict(zip(names, received))), None))
+        inputs = receivers.serving_inputs(serving_input_receiver_fn)
+        default = inputs[receivers.DEFAULT_SIGNATURE]
+        names = sorted(default.specs)
+        info = self._model.probe(ModeKeys.PREDICT, tuple(default.specs[n] for n in names),
+                                 lambda *received: (default.features_fn(dict(zip(names, received))), None))
         self._restore(ModeKeys.PREDICT, checkpoint_path)
 
-        def predict_fn(features):
-            predictions = self._model.call(features, None, ModeKeys.PREDICT).predictions
-            return predictions if isinstance(predictions, dict) else {"predictions": predictions}
+        def outputs_fn(key):
+            def outputs(features):
+                spec = self._model.call(features, None, ModeKeys.PREDICT)
+                if spec.export_outputs is None:
+                    return spec.predictions if isinstance(spec.predictions, dict) else {"predictions": spec.predictions}
+                return export.with_default(spec.export_outputs)[key].outputs()
+            return outputs
 
         module = tf.Module()
         module.model_variables = [t.variable for t in self._model.model_variables]
         with self._model.scope():
-            signatures = {
-                key: export.serving_function(r, predict_fn).get_concrete_function()
-                for key, r in receiver.signatures().items()
-            }
-        return export.write_saved_model(export_dir_base, module, signatures)
+            signatures, methods = export.signatures(inputs, export.with_default(info.export_outputs), outputs_fn)
+        return export.write_saved_model(export_dir_base, module, signatures, methods)

@@ -1,66 +1,91 @@
-"""SavedModel export: serving input receivers and the atomic write.
+"""SavedModel export: the served functions, their method names, and the atomic write.
 
-TF1 receivers were placeholders; in TF2 a receiver says which tensors the
-served function takes (`receiver_specs`, name -> tf.TensorSpec) and how to
-turn them into model_fn features (`features_fn`). Alternatives become extra
-signatures, as receiver_tensors_alternatives did.
+What the signatures take is common.receivers'; what they return and the
+method TensorFlow Serving calls them by is common.export_outputs'.
 """
 
-import dataclasses
 import os
 import time
-from typing import Callable, Dict, Optional
 
 import tensorflow as tf
 from absl import logging
+from tensorflow.core.protobuf import saved_model_pb2
 
-DEFAULT_SIGNATURE = "serving_default"
-
-
-@dataclasses.dataclass
-class ServingInputReceiver:
-    receiver_specs: Dict[str, tf.TensorSpec]
-    features_fn: Callable = dict
-    alternatives: Optional[Dict[str, "ServingInputReceiver"]] = None
-
-    def signatures(self):
-        """signature name -> receiver, the default first."""
-        return {DEFAULT_SIGNATURE: self, **(self.alternatives or {})}
+from common import export_outputs
+from common.receivers import DEFAULT_SIGNATURE
 
 
-def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
-    """A receiver fn that serves raw feature tensors (a TensorSpec or dict of them).
+def signatures(inputs, output_classes, outputs_fn):
+    """(signature name -> concrete function, signature name -> method name where
+    not predict) for every receiver group and output key, named as
+    tf.estimator named them: the output key for the default receiver; the
+    alternative's name for its default output, "<alternative>:<key>" for others.
 
-    model_fn then gets what it is given in training: a dict of tensors for a
-    dict, the tensor itself for one TensorSpec, whose signature input is
-    named after the spec (default "features").
+    inputs: group -> receivers.SignatureInputs; output_classes: key ->
+    ExportOutput class; outputs_fn(key): features -> that output's tensors.
     """
-    single = not isinstance(features, dict)
-    single_name = (features.name or "features") if single else None
-    specs = {single_name: features} if single else dict(features)
-    specs = {name: tf.TensorSpec([default_batch_size] + spec.shape.as_list()[1:], spec.dtype, name=name)
-             for name, spec in specs.items()}
+    functions, methods = {}, {}
+    for group, group_inputs in inputs.items():
+        for key, output_class in output_classes.items():
+            if group == DEFAULT_SIGNATURE:
+                name = key
+            else:
+                name = group if key == DEFAULT_SIGNATURE else f"{group}:{key}"
+            method = export_outputs.method_for(output_class, group_inputs.specs)
+            if method != output_class.method:
+                logging.info("Signature %s: a %s needs one string input of serialized tf.Examples; "
+                             "exported as a predict signature", name, output_class.__name__)
+            elif method != export_outputs.PREDICT_METHOD:
+                methods[name] = method
+            functions[name] = serving_function(group_inputs, outputs_fn(key), method).get_concrete_function()
+    return functions, methods
 
-    def unwrap_single(received):
-        return received[single_name]
 
-    def serving_input_receiver_fn():
-        return ServingInputReceiver(specs, unwrap_single if single else dict)
+def with_default(outputs):
+    """export_outputs (key -> output, or output class) with serving_default always
+    present: a spec's only output is also the default, as in tf.estimator;
+    None stands for the predictions, served by default."""
+    if outputs is None:
+        return {DEFAULT_SIGNATURE: export_outputs.PredictOutput}
+    keyed = dict(outputs)
+    if DEFAULT_SIGNATURE not in keyed:
+        if len(keyed) > 1:
+            raise ValueError(
+                f"export_outputs has {len(keyed)} outputs ({', '.join(sorted(keyed))}) and none is "
+                f"{DEFAULT_SIGNATURE!r}: key the one served by default so")
+        keyed[DEFAULT_SIGNATURE] = next(iter(keyed.values()))
+    return keyed
 
-    return serving_input_receiver_fn
 
+def serving_function(inputs, outputs_fn, method):
+    """A tf.function taking the signature's tensors by name and returning outputs_fn(features).
 
-def serving_function(receiver, predict_fn):
-    """A tf.function taking the receiver's tensors by name and returning predictions."""
-    names = sorted(receiver.receiver_specs)
-    specs = [tf.TensorSpec(receiver.receiver_specs[n].shape, receiver.receiver_specs[n].dtype, name=n)
-             for n in names]
+    A classify or regress signature's one input is named "inputs", as
+    TensorFlow Serving asks for it.
+    """
+    names = sorted(inputs.specs)
+    given = [export_outputs.EXAMPLES_INPUT] if method != export_outputs.PREDICT_METHOD else names
+    specs = [tf.TensorSpec(inputs.specs[n].shape, inputs.specs[n].dtype, name=g) for n, g in zip(names, given)]
 
     @tf.function(input_signature=specs)
     def serve(*received):
-        return predict_fn(receiver.features_fn(dict(zip(names, received))))
+        return outputs_fn(inputs.features_fn(dict(zip(names, received))))
 
     return serve
+
+
+def _set_method_names(export_dir, methods):
+    """Rewrites the method name of each signature in `methods` (TF2's writer
+    gives every signature the predict method)."""
+    path = os.path.join(export_dir, "saved_model.pb")
+    saved_model = saved_model_pb2.SavedModel()
+    with tf.io.gfile.GFile(path, "rb") as f:
+        saved_model.ParseFromString(f.read())
+    for meta_graph in saved_model.meta_graphs:
+        for name, method in methods.items():
+            meta_graph.signature_def[name].method_name = method
+    with tf.io.gfile.GFile(path, "wb") as f:
+        f.write(saved_model.SerializeToString())
 
 
 def _process_is_gone(pid):
@@ -84,10 +109,11 @@ def remove_stale_temp_exports(export_dir_base):
             tf.io.gfile.rmtree(path)
 
 
-def write_saved_model(export_dir_base, module, signatures):
+def write_saved_model(export_dir_base, module, signatures, methods=None):
     """Saves under export_dir_base/<timestamp>, via a temp dir and a rename,
     so a failed export never leaves a partial directory under a final name;
-    the temp folders of earlier exports that were killed are removed first."""
+    the temp folders of earlier exports that were killed are removed first.
+    methods: signature name -> method name, where not predict."""
     tf.io.gfile.makedirs(export_dir_base)
     remove_stale_temp_exports(export_dir_base)
     stamp = int(time.time())
@@ -97,6 +123,8 @@ def write_saved_model(export_dir_base, module, signatures):
     temp = os.path.join(export_dir_base, f"temp-{stamp}-{os.getpid()}")
     try:
         tf.saved_model.save(module, temp, signatures=signatures)
+        if methods:
+            _set_method_names(temp, methods)
         tf.io.gfile.rename(temp, final)
     finally:
         if tf.io.gfile.exists(temp):

@@ -11,7 +11,7 @@ stashed by the calls themselves.
 
 import dataclasses
 import inspect
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 import keras
 import tensorflow as tf
@@ -33,6 +33,7 @@ class ProbeInfo:
     predictions_dict: bool
     hooks: tuple
     keras_metrics: tuple  # Keras metric objects: their state is reset before each evaluation
+    export_outputs: Optional[Dict[str, type]]  # signature key -> ExportOutput class (PREDICT)
 
     @classmethod
     def from_spec(cls, spec, mode):
@@ -45,7 +46,9 @@ class ProbeInfo:
                 f"{name}/{part}" for name, m in spec.eval_metric_ops.items() for part in metrics.totals_of(m)),
             predictions_dict=isinstance(spec.predictions, dict),
             hooks=tuple(hooks),
-            keras_metrics=tuple(m for m in spec.eval_metric_ops.values() if isinstance(m, keras.metrics.Metric)))
+            keras_metrics=tuple(m for m in spec.eval_metric_ops.values() if isinstance(m, keras.metrics.Metric)),
+            export_outputs=None if spec.export_outputs is None else {
+                key: type(output) for key, output in spec.export_outputs.items()})
 
     def reset_metrics(self):
         for metric in self.keras_metrics:

@@ -10,7 +10,7 @@ import dataclasses
 import inspect
 from typing import Any
 
-from common import metrics
+from common import export_outputs, metrics
 
 
 def call_with_wanted_args(fn, required, optional):
@@ -53,6 +53,7 @@ _SPEC_FIELDS = (
     "evaluation_hooks",
     "prediction_hooks",
     "train_op",
+    "export_outputs",
 )
 
 
@@ -82,6 +83,9 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
         `minimize(loss)` returned (a TrainOp, see common.tf1.train): its
         optimizer and learning rate fill those fields, its loss is the one
         differentiated (`loss` stays the one reported).
+      export_outputs: dict signature key -> common.export_outputs
+        PredictOutput / ClassificationOutput / RegressionOutput (PREDICT);
+        without it the export serves `predictions` under serving_default.
     """
 
     def __new__(
@@ -97,6 +101,7 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
         evaluation_hooks=(),
         prediction_hooks=(),
         train_op=None,
+        export_outputs=None,
     ):
         if isinstance(train_op, TrainOp):
             optimizer = train_op.optimizer if optimizer is None else optimizer
@@ -119,6 +124,7 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
             tuple(evaluation_hooks or ()),
             tuple(prediction_hooks or ()),
             train_op,
+            export_outputs,
         )
 
 
@@ -148,6 +154,8 @@ def check_spec(spec, mode):
             raise ValueError("model_fn returned no loss in EVAL mode")
     elif spec.predictions is None:
         raise ValueError("model_fn returned no predictions in PREDICT mode")
+    else:
+        export_outputs.check(spec.export_outputs)
     for name, metric in spec.eval_metric_ops.items():
         metrics.check(name, metric)
     if spec.loss is not None and spec.loss.shape.rank not in (0, None):

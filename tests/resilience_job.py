@@ -64,7 +64,7 @@ def main(argv):
         estimator.evaluate(models.eval_input(features, labels, 64), hooks=[SignalSelfHook()])
     elif FLAGS.stop_during == "export":
         estimator.export_saved_model(os.path.join(FLAGS.model_dir, "export"), lambda: common.ServingInputReceiver(
-            {"x": tf.TensorSpec([None, 16], tf.float32)}, lambda received: (signal_self(), received["x"])[1]))
+            lambda received: (signal_self(), received["x"])[1], {"x": tf.TensorSpec([None, 16], tf.float32)}))
 
 
 if __name__ == "__main__":

@@ -5,16 +5,18 @@ import os
 import tensorflow as tf
 
 import common
-from common import export
+from common import export, receivers
 
 
 def test_a_single_spec_receiver_serves_the_tensor_under_the_spec_name():
-    receiver = common.build_raw_serving_input_receiver_fn(tf.TensorSpec([None, 3], tf.float32, name="image"))()
-    assert list(receiver.receiver_specs) == ["image"]
+    inputs = receivers.serving_inputs(
+        common.build_raw_serving_input_receiver_fn(tf.TensorSpec([None, 3], tf.float32, name="image")))
+    assert list(inputs) == ["serving_default"]
+    assert list(inputs["serving_default"].specs) == ["image"]
     features = tf.constant([[1.0, 2.0, 3.0]])
-    assert receiver.features_fn({"image": features}) is features  # model_fn gets the tensor, as in training
-    unnamed = common.build_raw_serving_input_receiver_fn(tf.TensorSpec([None, 3], tf.float32))()
-    assert list(unnamed.receiver_specs) == ["features"]
+    assert inputs["serving_default"].features_fn({"image": features}) is features  # the tensor, as in training
+    unnamed = receivers.serving_inputs(common.build_raw_serving_input_receiver_fn(tf.TensorSpec([None, 3])))
+    assert list(unnamed["serving_default"].specs) == ["features"]
 
 
 def test_temp_folders_of_killed_exports_are_removed_and_a_live_ones_kept(tmp_path):

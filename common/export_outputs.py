@@ -1,0 +1,92 @@
+"""What an exported signature returns, and the method TensorFlow Serving calls it by.
+
+EstimatorSpec.export_outputs maps signature keys to these, as in
+tf.estimator. TensorFlow Serving's Classify and Regress APIs call a
+signature whose method name says so and whose one input ("inputs") is a
+batch of serialized tf.Example strings; TF2's SavedModel writer marks every
+signature as predict, so common.export rewrites the method names after the
+write. A Classification or Regression output served from a receiver that is
+not one string tensor is exported as a predict signature, with a log line.
+"""
+
+import tensorflow as tf
+
+PREDICT_METHOD = "tensorflow/serving/predict"
+CLASSIFY_METHOD = "tensorflow/serving/classify"
+REGRESS_METHOD = "tensorflow/serving/regress"
+EXAMPLES_INPUT = "inputs"  # the input key of classify and regress signatures
+
+
+class ExportOutput:
+    method = PREDICT_METHOD
+
+    def outputs(self):
+        raise NotImplementedError
+
+
+class PredictOutput(ExportOutput):
+    """Any tensors (a dict, or one tensor served as "output")."""
+
+    def __init__(self, outputs):
+        self._outputs = dict(outputs) if isinstance(outputs, dict) else {"output": outputs}
+
+    def outputs(self):
+        return self._outputs
+
+
+class ClassificationOutput(ExportOutput):
+    """scores (float, [batch, classes]) and/or classes (string, [batch, classes])."""
+
+    method = CLASSIFY_METHOD
+
+    def __init__(self, scores=None, classes=None):
+        if scores is None and classes is None:
+            raise ValueError("ClassificationOutput: give scores, classes or both")
+        if classes is not None and classes.dtype != tf.string:
+            raise ValueError(f"ClassificationOutput: classes must be a string tensor, got {classes.dtype.name} "
+                             "(map class ids to names with tf.gather, or tf.strings.as_string)")
+        if scores is not None and not scores.dtype.is_floating:
+            raise ValueError(f"ClassificationOutput: scores must be a float tensor, got {scores.dtype.name}")
+        self._outputs = {k: v for k, v in (("scores", scores), ("classes", classes)) if v is not None}
+
+    def outputs(self):
+        return self._outputs
+
+
+class RegressionOutput(ExportOutput):
+    """value: a float tensor, [batch] or [batch, 1], served as "outputs"."""
+
+    method = REGRESS_METHOD
+
+    def __init__(self, value):
+        if not value.dtype.is_floating:
+            raise ValueError(f"RegressionOutput: value must be a float tensor, got {value.dtype.name}")
+        self._value = value
+
+    def outputs(self):
+        return {"outputs": self._value}
+
+
+def takes_examples(specs):
+    """Whether a signature's inputs are one batch of serialized tf.Examples,
+    as classify and regress methods require."""
+    return len(specs) == 1 and next(iter(specs.values())).dtype == tf.string \
+        and next(iter(specs.values())).shape.rank == 1
+
+
+def method_for(output, specs):
+    """The method name `output` is exported with, given its signature's inputs."""
+    return output.method if output.method == PREDICT_METHOD or takes_examples(specs) else PREDICT_METHOD
+
+
+def check(export_outputs):
+    """ValueError unless export_outputs is None or a dict of ExportOutputs."""
+    if export_outputs is None:
+        return
+    if not isinstance(export_outputs, dict) or not export_outputs:
+        raise ValueError(f"export_outputs must be a non-empty dict of signature key -> "
+                         f"PredictOutput/ClassificationOutput/RegressionOutput, got {export_outputs!r}")
+    for key, output in export_outputs.items():
+        if not isinstance(output, ExportOutput):
+            raise ValueError(f"export_outputs[{key!r}] is a {type(output).__name__}; give a common.export_outputs "
+                             "PredictOutput, ClassificationOutput or RegressionOutput")

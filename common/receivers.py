@@ -1,0 +1,148 @@
+"""Serving input receivers: what a SavedModel's signatures take, and how
+that becomes model_fn's features.
+
+Two forms are accepted, each of them `ServingInputReceiver(features,
+receiver_tensors, receiver_tensors_alternatives)` as in tf.estimator:
+
+- the TF1 form: the receiver fn makes placeholders (tf.compat.v1.placeholder,
+  or common.placeholder) and computes the features from them with ops. The
+  fn runs in a TF1-style graph (tf.compat.v1.wrap_function) and the graph is
+  pruned to a function from the receiver tensors to the features; an
+  alternative feeds other tensors of the same graph.
+- the TF2 form: receiver_tensors are tf.TensorSpecs and features is a
+  function of the received dict (or the dict itself when features is None);
+  an alternative is another ServingInputReceiver.
+
+Each receiver becomes `SignatureInputs`: input specs by name and a function
+from the received tensors to features.
+"""
+
+import dataclasses
+from typing import Callable, Dict
+
+import tensorflow as tf
+
+DEFAULT_SIGNATURE = "serving_default"
+SINGLE_RECEIVER_NAME = "input"     # tf.estimator's names for a receiver or feature given alone
+SINGLE_FEATURE_NAME = "feature"
+EXAMPLES_NAME = "examples"         # the serialized tf.Examples of a parsing receiver
+
+
+class ServingInputReceiver:
+    """tf.estimator's ServingInputReceiver, in its TF1 and TF2 forms (see the module)."""
+
+    def __init__(self, features, receiver_tensors, receiver_tensors_alternatives=None):
+        self.features = features
+        self.receiver_tensors = receiver_tensors
+        self.receiver_tensors_alternatives = dict(receiver_tensors_alternatives or {})
+
+
+class TensorServingInputReceiver(ServingInputReceiver):
+    """A receiver whose single feature tensor reaches model_fn as itself, not in a dict."""
+
+
+@dataclasses.dataclass
+class SignatureInputs:
+    """name -> TensorSpec of a signature's inputs, and received dict -> features."""
+
+    specs: Dict[str, tf.TensorSpec]
+    features_fn: Callable
+
+
+def placeholder(dtype, shape=None, name=None):
+    """tf.compat.v1.placeholder where a graph is being built (inside a receiver
+    fn); a tf.TensorSpec when run eagerly, which is what
+    build_raw_serving_input_receiver_fn takes in TF2."""
+    if tf.executing_eagerly():
+        return tf.TensorSpec(shape, dtype, name=name)
+    return tf.compat.v1.placeholder(dtype, shape, name)
+
+
+def _as_dict(value, single_name):
+    return dict(value) if isinstance(value, dict) else {single_name: value}
+
+
+def _spec_named(spec, name, default_batch_size=None):
+    shape = spec.shape.as_list() if spec.shape.rank is not None else None
+    if shape and default_batch_size is not None:
+        shape = [default_batch_size] + shape[1:]
+    return tf.TensorSpec(shape, spec.dtype, name=name)
+
+
+def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
+    """A receiver fn that serves raw feature tensors: a tf.TensorSpec (or
+    common.placeholder) or a dict of them.
+
+    model_fn then gets what it is given in training: a dict of tensors for a
+    dict, the tensor itself for one spec, whose signature input is named after
+    the spec (default "features").
+    """
+    single = not isinstance(features, dict)
+    single_name = (features.name or "features") if single else None
+    specs = {single_name: features} if single else dict(features)
+    specs = {name: _spec_named(spec, name, default_batch_size) for name, spec in specs.items()}
+
+    def serving_input_receiver_fn():
+        return ServingInputReceiver((lambda received: received[single_name]) if single else None, specs)
+
+    return serving_input_receiver_fn
+
+
+def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=None):
+    """A receiver fn whose signature takes serialized tf.Example strings
+    ("examples") and parses them with `feature_spec`, as TensorFlow Serving's
+    Classify and Regress APIs send them."""
+    specs = {EXAMPLES_NAME: tf.TensorSpec([default_batch_size], tf.string, name=EXAMPLES_NAME)}
+
+    def serving_input_receiver_fn():
+        return ServingInputReceiver(
+            lambda received: tf.io.parse_example(received[EXAMPLES_NAME], feature_spec), specs)
+
+    return serving_input_receiver_fn
+
+
+def _tf2_inputs(receiver):
+    specs = {name: _spec_named(spec, name) for name, spec in _as_dict(receiver.receiver_tensors, "features").items()}
+    features = receiver.features
+    return SignatureInputs(specs, dict if features is None else features)
+
+
+def _check_tensors(what, tensors):
+    for name, tensor in tensors.items():
+        if not isinstance(tensor, tf.Tensor):
+            raise ValueError(
+                f"serving_input_receiver_fn: {what} {name!r} is a {type(tensor).__name__}; give tensors "
+                "(placeholders and ops on them), or tf.TensorSpecs with a features function")
+
+
+def _tf1_inputs(graph_function, receiver, receiver_tensors):
+    tensors = _as_dict(receiver_tensors, SINGLE_RECEIVER_NAME)
+    _check_tensors("receiver tensor", tensors)
+    single_tensor = isinstance(receiver, TensorServingInputReceiver) and not isinstance(receiver.features, dict)
+    features = receiver.features if single_tensor else _as_dict(receiver.features, SINGLE_FEATURE_NAME)
+    _check_tensors("feature", features if isinstance(features, dict) else {SINGLE_FEATURE_NAME: features})
+    names = sorted(tensors)
+    pruned = graph_function.prune(feeds=[tensors[n] for n in names], fetches=features)
+    specs = {n: tf.TensorSpec(tensors[n].shape, tensors[n].dtype, name=n) for n in names}
+    return SignatureInputs(specs, lambda received: pruned(*[received[n] for n in names]))
+
+
+def serving_inputs(serving_input_receiver_fn):
+    """signature name -> SignatureInputs of the receiver fn: the default, then
+    one per alternative."""
+    made = []
+    graph_function = tf.compat.v1.wrap_function(lambda: made.append(serving_input_receiver_fn()), [])
+    receiver = made[0]
+    if not isinstance(receiver, ServingInputReceiver):
+        raise ValueError(f"serving_input_receiver_fn must return a common.ServingInputReceiver, "
+                         f"got {type(receiver).__name__}")
+    tensors = list(_as_dict(receiver.receiver_tensors, SINGLE_RECEIVER_NAME).values())
+    if all(isinstance(t, tf.TensorSpec) for t in tensors):
+        inputs = {DEFAULT_SIGNATURE: _tf2_inputs(receiver)}
+        for name, alternative in receiver.receiver_tensors_alternatives.items():
+            inputs[name] = _tf2_inputs(alternative)
+        return inputs
+    inputs = {DEFAULT_SIGNATURE: _tf1_inputs(graph_function, receiver, receiver.receiver_tensors)}
+    for name, alternative in receiver.receiver_tensors_alternatives.items():
+        inputs[name] = _tf1_inputs(graph_function, receiver, alternative)
+    return inputs
