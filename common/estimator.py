@@ -120,7 +120,17 @@ class Estimator:
 
     # ---------------------------------------------------- input and state
     def _dataset(self, input_fn, mode):
-        return inputs.dataset_for(input_fn, mode, {"params": self._params, "config": self._config})
+        """input_fn's dataset for `mode`: this host's share of the training data,
+        and, under a RunConfig strategy, a tower's worth of elements per step."""
+        num_towers = self._config.device_plan.num_towers
+        optional = {"params": self._params, "config": self._config,
+                    "input_context": inputs.input_context(self._cluster, num_towers)}
+        dataset = inputs.dataset_for(input_fn, mode, optional)
+        if mode == ModeKeys.TRAIN and not inputs.takes_input_context(input_fn):
+            dataset = self._cluster.shard(dataset)
+        if self._config.batch_per_replica:
+            dataset = inputs.merge_replica_batches(dataset, num_towers)
+        return dataset
 
     def _probe_dataset(self, mode, dataset):
         signature = inputs.shard_signature(dataset)
@@ -192,7 +202,7 @@ class Estimator:
                 self._store = chief_store
 
     def _train(self, input_fn, hooks, steps, max_steps, saving_listeners):
-        dataset = self._cluster.shard(self._dataset(input_fn, ModeKeys.TRAIN))
+        dataset = self._dataset(input_fn, ModeKeys.TRAIN)
         info = self._probe_dataset(ModeKeys.TRAIN, dataset)
         restored = self._restore(ModeKeys.TRAIN)
         if self.is_chief:  # the first write: after every check, so a refused run leaves model_dir as it was

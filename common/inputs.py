@@ -1,14 +1,28 @@
 """What input_fn gives the Estimator: a checked tf.data.Dataset per mode."""
 
+import inspect
+
 import tensorflow as tf
 
 from common.spec import ModeKeys, call_with_wanted_args
 
 
+def takes_input_context(input_fn):
+    """Whether input_fn shards its own data (it names `input_context`, as
+    input_fns written for distribution strategies did)."""
+    return "input_context" in inspect.signature(input_fn).parameters
+
+
+def input_context(cluster, num_towers):
+    """The tf.distribute.InputContext such an input_fn is given: a pipeline per host."""
+    return tf.distribute.InputContext(num_input_pipelines=cluster.num_workers, input_pipeline_id=cluster.worker_index,
+                                      num_replicas_in_sync=cluster.num_workers * num_towers)
+
+
 def dataset_for(input_fn, mode, optional_args):
-    """input_fn's dataset; optional_args (params, mode, config) are passed
-    when its signature names them. TRAIN and EVAL need (features, labels)
-    pairs; PREDICT drops labels when the dataset has them."""
+    """input_fn's dataset; optional_args (params, mode, config, input_context)
+    are passed when its signature names them. TRAIN and EVAL need (features,
+    labels) pairs; PREDICT drops labels when the dataset has them."""
     dataset = call_with_wanted_args(input_fn, {}, dict(optional_args, mode=mode))
     if not isinstance(dataset, tf.data.Dataset):
         raise TypeError(f"input_fn must return a tf.data.Dataset, got {type(dataset).__name__}")
@@ -19,6 +33,31 @@ def dataset_for(input_fn, mode, optional_args):
     if mode == ModeKeys.PREDICT and has_labels:
         dataset = dataset.map(lambda features, labels: features)
     return dataset
+
+
+def _static_batch_size(dataset):
+    sizes = {leaf.shape[0] for leaf in tf.nest.flatten(dataset.element_spec) if leaf.shape.rank}
+    return sizes.pop() if len(sizes) == 1 and None not in sizes else None
+
+
+def merge_replica_batches(dataset, num_towers):
+    """A dataset whose elements are num_towers of `dataset`'s elements end to end.
+
+    Under a distribution strategy tf.estimator gave each replica its own
+    element of the input_fn's dataset (the batch size was per replica); the
+    towers here split one batch, so a step takes num_towers elements. The
+    elements are cut again at num_towers times the first element's size, so a
+    short last element only shortens the last step.
+    """
+    if num_towers == 1:
+        return dataset
+    per_replica = _static_batch_size(dataset)
+    if per_replica is None:
+        first = next(iter(dataset), None)
+        if first is None:
+            return dataset
+        per_replica = int(tf.shape(tf.nest.flatten(first)[0])[0])
+    return dataset.unbatch().batch(per_replica * num_towers)
 
 
 def _batchless(spec):

@@ -25,7 +25,8 @@ class RunConfig:
     the batches an uninterrupted one would. Checkpoints grow by the buffers.
     train_distribute, eval_distribute: tf.distribute strategies, as TF 2.x
     estimator code gave them; each becomes the device plan and cluster it
-    stands for (common.strategies). One plan serves every mode.
+    stands for (common.strategies). One plan serves every mode, and, as
+    under tf.estimator, input_fn's batch size is then per tower.
     session_config: accepted from TF1 programs and ignored, with a warning:
     threads and device-placement logging are common.runtime.configure's.
     """
@@ -77,6 +78,12 @@ class RunConfig:
             raise ValueError(f"RunConfig: steps_per_loop must be >= 1, got {self.steps_per_loop}")
         if self.device_plan is None:
             self.device_plan = towers.DevicePlan.single_cpu()
+
+    @property
+    def batch_per_replica(self):
+        """Whether input_fn's batches are per tower, as tf.estimator's were
+        under a distribution strategy (otherwise the towers split each batch)."""
+        return self.train_distribute is not None or self.eval_distribute is not None
 
     def replace(self, **changes):
         """A copy with some fields changed, like tf.estimator's RunConfig.replace."""

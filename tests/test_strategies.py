@@ -27,6 +27,8 @@ def test_each_strategy_becomes_the_towers_it_stands_for(make, devices, variables
 
 
 def test_mirrored_strategy_trains_exactly_as_the_same_towers_given_by_flags(tmp_path):
+    """As under tf.estimator, a strategy's input_fn batch is per replica: two
+    towers on batches of 16 each are the flags' two towers splitting 32."""
     by_strategy = common.Estimator(models.classifier_fn, str(tmp_path / "strategy"), params={"hidden": 8},
                                    config=common.RunConfig(
                                        tf_random_seed=7,
@@ -34,14 +36,31 @@ def test_mirrored_strategy_trains_exactly_as_the_same_towers_given_by_flags(tmp_
                                        eval_distribute=tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])))
     by_plan = common.Estimator(models.classifier_fn, str(tmp_path / "plan"), params={"hidden": 8},
                                config=common.RunConfig(tf_random_seed=7, device_plan=models.plan(2, towers.GPU)))
-    for est in (by_strategy, by_plan):
-        est.train(models.train_input(FEATURES, LABELS, 32), steps=5)
+    by_strategy.train(models.train_input(FEATURES, LABELS, 16), steps=5)
+    by_plan.train(models.train_input(FEATURES, LABELS, 32), steps=5)
     first, second = by_strategy._model.named_state(False), by_plan._model.named_state(False)
     assert sorted(first) == sorted(second)
     for name in first:
         np.testing.assert_array_equal(first[name].numpy(), second[name].numpy(), err_msg=name)
     assert {v.variable.device for v in by_strategy._model.model_variables} == {
         "/job:localhost/replica:0/task:0/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:1"}
+    uneven = by_strategy.evaluate(models.eval_input(FEATURES[:100], LABELS[:100], 16))  # 7 elements: 3 steps + 4
+    assert uneven == pytest.approx(by_plan.evaluate(models.eval_input(FEATURES[:100], LABELS[:100], 32)))
+
+
+def test_an_input_fn_that_takes_an_input_context_is_given_one(tmp_path):
+    contexts = []
+
+    def input_fn(mode, input_context=None):
+        contexts.append((mode, input_context.num_input_pipelines, input_context.input_pipeline_id,
+                         input_context.num_replicas_in_sync))
+        return models.train_input(FEATURES, LABELS, 16)()
+
+    mirrored = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    est = common.Estimator(models.classifier_fn, str(tmp_path), params={"hidden": 8},
+                           config=common.RunConfig(train_distribute=mirrored))
+    est.train(input_fn, steps=1)
+    assert contexts == [("train", 1, 0, 2)]
 
 
 class TPUStrategy:  # stands for tf.distribute.TPUStrategy, which needs a TPU to be made
