@@ -13,6 +13,7 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 from common.checkpoints import CheckpointDamagedError, CheckpointMismatchError, WarmStartSettings
 from common.estimator import Estimator
 from common.export_outputs import ClassificationOutput, PredictOutput, RegressionOutput
+from common.keras_estimator import model_to_estimator
 from common.receivers import (ServingInputReceiver, TensorServingInputReceiver,
                               build_parsing_serving_input_receiver_fn, build_raw_serving_input_receiver_fn,
                               placeholder)
@@ -42,6 +43,7 @@ __all__ = [
     "get_global_step",
     "get_module",
     "get_optimizer",
+    "model_to_estimator",
     "placeholder",
     "train_and_evaluate",
 ]

@@ -198,15 +198,23 @@ class TowerStateScope(keras.StatelessScope):
         key = call.match_deferred(variable)
         return None if key is None else call.model.keras_variable(key)
 
+    def new_value(self, variable):
+        """The value the scope holds for `variable` (given in the state mapping,
+        or assigned inside the scope), or None."""
+        return super().get_current_value(variable)
+
     def get_current_value(self, variable):
-        value = super().get_current_value(variable)
+        """What Keras reads for `variable` here: its mapped or updated value; for a
+        deferred variable model_fn created, its served variable's; otherwise the
+        variable itself (Keras asks for regularization losses, among others)."""
+        value = self.new_value(variable)
         if value is not None:
             return value
         served = self._served(variable)
-        if served is None:
-            return None
-        value = super().get_current_value(served)
-        return served.value if value is None else value
+        if served is not None:
+            value = self.new_value(served)
+            return served.value if value is None else value
+        return getattr(variable, "_value", None)
 
     def add_update(self, update):
         variable, value = update

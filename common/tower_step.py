@@ -144,7 +144,7 @@ class TowerStep:
         grads = tape.gradient(differentiated, sources)
         updates = {}
         for index, tracked in enumerate(variables.stateful):
-            new_value = scope.get_current_value(tracked.keras_variable)
+            new_value = scope.new_value(tracked.keras_variable)
             if new_value is not None and new_value is not given.get(id(tracked.keras_variable)):
                 updates[index] = new_value
         scalars = {name: tf.cast(value, tf.float32) for name, value in spec.scalars.items()}
