@@ -1,0 +1,264 @@
+"""What `python -m common.upgrade` changes in one source file, and how.
+
+The rewrite works on tokens, not on a syntax tree, so everything it does
+not change (comments, layout, quoting) stays as the owner wrote it. A rule
+matches a dotted name by its longest known prefix: `tf.estimator.Estimator`
+becomes `common.Estimator`, `tf.compat.v1.train.MomentumOptimizer` becomes
+`common.tf1.train.MomentumOptimizer`; a name with no counterpart is
+reported with its line and what to use instead. Each change and each
+refusal is a `Change`.
+"""
+
+import dataclasses
+import io
+import re
+import tokenize
+
+ESTIMATOR_PREFIXES = ("tf.estimator.", "tf.compat.v1.estimator.", "tf.compat.v2.estimator.")
+ESTIMATOR_NAMES = ("Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "TrainSpec", "EvalSpec",
+                   "train_and_evaluate", "WarmStartSettings")
+EXPORT_NAMES = ("ServingInputReceiver", "TensorServingInputReceiver", "build_raw_serving_input_receiver_fn",
+                "build_parsing_serving_input_receiver_fn", "PredictOutput", "ClassificationOutput",
+                "RegressionOutput")
+HOOK_NAMES = ("LoggingTensorHook", "StopAtStepHook", "CheckpointSaverHook", "SummarySaverHook", "NanTensorHook",
+              "StepCounterHook", "ProfilerHook", "NanLossDuringTrainingError")
+TF1_TRAIN_PREFIXES = ("tf.compat.v1.train.", "tf.train.")
+TF1_OPTIMIZERS = ("GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer", "AdagradOptimizer",
+                  "RMSPropOptimizer")
+REDUCTIONS = {"NONE": '"none"', "SUM": '"sum"', "SUM_OVER_BATCH_SIZE": '"sum_over_batch_size"',
+              "AUTO": '"sum_over_batch_size"'}
+KERAS_PREFIXES = ("tf.keras.", "keras.", "tf.compat.v1.keras.")
+
+
+def _renames():
+    renames = {}
+    for prefix in ESTIMATOR_PREFIXES:
+        for name in ESTIMATOR_NAMES:
+            renames[prefix + name] = "common." + name
+        for name in EXPORT_NAMES:
+            renames[prefix + "export." + name] = "common." + name
+        for name in HOOK_NAMES:
+            renames[prefix + name] = "common.hooks." + name
+    for prefix in TF1_TRAIN_PREFIXES:
+        for name in TF1_OPTIMIZERS:
+            renames[prefix + name] = "common.tf1.train." + name
+        for name in ("get_global_step", "get_or_create_global_step"):
+            renames[prefix + name] = "common.get_global_step"
+        for name in HOOK_NAMES:
+            renames[prefix + name] = "common.hooks." + name
+    for name in ("tf.compat.v1.placeholder", "tf.placeholder"):
+        renames[name] = "common.placeholder"
+    for prefix in ("tf.keras.estimator.", "tf.compat.v1.keras.estimator."):
+        renames[prefix + "model_to_estimator"] = "common.model_to_estimator"
+    for prefix in KERAS_PREFIXES:
+        for name, value in REDUCTIONS.items():
+            renames[prefix + "losses.Reduction." + name] = value
+        renames[prefix + "optimizers.legacy"] = prefix + "optimizers"
+    return renames
+
+
+RENAMES = _renames()
+
+# Calls that only made sense in a TF1 graph; a statement that is one of them is commented out.
+REMOVED_CALLS = ("tf.compat.v1.disable_eager_execution", "tf.compat.v1.disable_v2_behavior",
+                 "tf.compat.v1.disable_resource_variables")
+
+# Prefixes with no counterpart here, and what to do instead (longest prefix wins).
+UNSUPPORTED = {
+    "tf.contrib.": "tf.contrib is gone since TensorFlow 2.0; find the op in core TensorFlow or Keras",
+    "tf.compat.v1.train.SyncReplicasOptimizer": "towers already average gradients synchronously; for several "
+                                                "hosts give TF_CONFIG workers (the mains' --sync)",
+    "tf.train.SyncReplicasOptimizer": "towers already average gradients synchronously; for several hosts give "
+                                      "TF_CONFIG workers (the mains' --sync)",
+    "tf.feature_column.": "feature columns are not supported; turn features into tensors in input_fn "
+                          "(tf.keras.layers preprocessing) and build Keras layers in model_fn",
+    "tf.compat.v1.feature_column.": "feature columns are not supported; turn features into tensors in input_fn",
+    "tf.compat.v1.layers.": "TF1 layers are not supported yet; build Keras layers (tf.keras.layers.Dense, "
+                            "Conv2D, BatchNormalization, ...) inside model_fn",
+    "tf.layers.": "TF1 layers are not supported yet; build Keras layers inside model_fn",
+    "tf.compat.v1.metrics.": "TF1 metrics are not supported yet; update a tf.keras.metrics object in model_fn "
+                             "and return it in eval_metric_ops",
+    "tf.metrics.": "TF1 metrics are not supported yet; return tf.keras.metrics objects in eval_metric_ops",
+    "tf.compat.v1.summary.": "summaries from model_fn are not supported yet; return EstimatorSpec(scalars=...)",
+    "tf.compat.v1.train.Scaffold": "a Scaffold has no counterpart: checkpoints hold the model's variables",
+    "tf.compat.v1.train.SessionRunHook": "subclass common.hooks.Hook (begin, before_step, after_step, end)",
+    "tf.train.SessionRunHook": "subclass common.hooks.Hook (begin, before_step, after_step, end)",
+    "tf.estimator.SessionRunHook": "subclass common.hooks.Hook (begin, before_step, after_step, end)",
+    "tf.estimator.experimental.": "early-stopping hooks are not supported yet",
+    "tf.estimator.LatestExporter": "exporters are not supported yet: call estimator.export_saved_model after training",
+    "tf.estimator.BestExporter": "exporters are not supported yet: call estimator.export_saved_model after training",
+    "tf.estimator.FinalExporter": "exporters are not supported yet: call estimator.export_saved_model after training",
+}
+for _prefix in ESTIMATOR_PREFIXES:
+    UNSUPPORTED.setdefault(_prefix, "this tf.estimator name has no counterpart here (canned estimators are not "
+                                    "supported: write a model_fn, or use common.model_to_estimator)")
+
+KERAS_LR = re.compile(r"(^|\.)optimizers\.(legacy\.)?[A-Z]\w*$")
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    line: int
+    column: int
+    message: str
+    refused: bool = False
+
+    def describe(self, path):
+        return f"{path}:{self.line}:{self.column + 1}: {'ERROR: ' if self.refused else ''}{self.message}"
+
+
+def _dotted_names(tokens):
+    """(dotted name, first token index, last token index) of every maximal a.b.c chain."""
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.type == tokenize.NAME and not (i > 0 and tokens[i - 1].string == "."):
+            j = i
+            while j + 2 < len(tokens) and tokens[j + 1].string == "." and tokens[j + 2].type == tokenize.NAME:
+                j += 2
+            yield ".".join(tokens[k].string for k in range(i, j + 1, 2)), i, j
+            i = j + 1
+        else:
+            i += 1
+
+
+def _longest_prefix(name, table):
+    best = None
+    for prefix in table:
+        if (name == prefix or name.startswith(prefix if prefix.endswith(".") else prefix + ".")) \
+                and (best is None or len(prefix) > len(best)):
+            best = prefix
+    return best
+
+
+def _statement_is_only(tokens, first, last):
+    """Whether tokens[first..last] followed by "()" is the whole logical line."""
+    before = tokens[first - 1] if first > 0 else None
+    after = tokens[last + 3] if last + 3 < len(tokens) else None
+    return (last + 2 < len(tokens) and tokens[last + 1].string == "(" and tokens[last + 2].string == ")"
+            and (before is None or before.type in (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT,
+                                                   tokenize.DEDENT, tokenize.COMMENT, tokenize.ENCODING))
+            and (after is None or after.type in (tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER)))
+
+
+def _keyword_lr(tokens, call_open):
+    """Indexes of `lr` keyword tokens at depth 1 of the call whose "(" is tokens[call_open]."""
+    depth, found = 0, []
+    for k in range(call_open, len(tokens)):
+        text = tokens[k].string
+        if text in "([{" and tokens[k].type == tokenize.OP:
+            depth += 1
+        elif text in ")]}" and tokens[k].type == tokenize.OP:
+            depth -= 1
+            if depth == 0:
+                break
+        elif depth == 1 and text == "lr" and k + 1 < len(tokens) and tokens[k + 1].string == "=" \
+                and tokens[k - 1].string in ("(", ","):
+            found.append(k)
+    return found
+
+
+def upgrade_source(source):
+    """(new source, [Change]) for one Python source text."""
+    tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    edits, changes = [], []  # edits: (start (row, col), end (row, col), text)
+    for name, first, last in _dotted_names(tokens):
+        start = tokens[first].start
+        if name in REMOVED_CALLS:
+            if _statement_is_only(tokens, first, last):
+                edits.append((start, start, "# "))
+                edits.append((tokens[last + 2].end, tokens[last + 2].end,
+                              "  # removed by common.upgrade: this project runs TF2 eagerly"))
+                changes.append(Change(start[0], start[1], f"commented out {name}(): this project runs TF2 eagerly"))
+            else:
+                changes.append(Change(start[0], start[1], f"{name}() must go: this project runs TF2 eagerly",
+                                      refused=True))
+            continue
+        prefix = _longest_prefix(name, RENAMES)
+        if prefix is not None:
+            count = prefix.count(".")
+            prefix_end = tokens[first + 2 * count].end
+            edits.append((start, prefix_end, RENAMES[prefix]))
+            changes.append(Change(start[0], start[1], f"renamed {prefix} to {RENAMES[prefix]}"))
+            new_name = RENAMES[prefix] + name[len(prefix):]
+        else:
+            unsupported = _longest_prefix(name, UNSUPPORTED)
+            if unsupported is not None:
+                changes.append(Change(start[0], start[1], f"{name}: {UNSUPPORTED[unsupported]}", refused=True))
+            new_name = name
+        if KERAS_LR.search(new_name) and last + 1 < len(tokens) and tokens[last + 1].string == "(":
+            for k in _keyword_lr(tokens, last + 1):
+                edits.append((tokens[k].start, tokens[k].end, "learning_rate"))
+                changes.append(Change(tokens[k].start[0], tokens[k].start[1], f"renamed {new_name}(lr=) to "
+                                      "learning_rate="))
+    new_source = _apply(source, edits)
+    new_source, imports = _add_imports(new_source, _modules_for([text for _, _, text in edits]))
+    return new_source, sorted(imports + changes, key=lambda c: (c.line, c.column))
+
+
+def _apply(source, edits):
+    lines = source.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+
+    def offset(position):
+        return offsets[position[0] - 1] + position[1]
+
+    text = source
+    for start, end, replacement in sorted(edits, key=lambda e: (offset(e[0]), offset(e[1])), reverse=True):
+        text = text[:offset(start)] + replacement + text[offset(end):]
+    return text
+
+
+_IMPORT_OF_TF = re.compile(r"^(import tensorflow\b|from tensorflow\b)", re.M)
+
+
+def _modules_for(new_names):
+    """The imports the new names need: common, and its submodules that
+    `import common` does not bring (common.tf1.train, common.hooks)."""
+    needed = []
+    for module in ("common", "common.hooks", "common.tf1.train"):
+        if any(name.startswith(module + ".") for name in new_names) and module not in needed:
+            needed.append(module)
+    return needed
+
+
+def _add_imports(source, modules):
+    """Adds `import <module>` for each module not imported yet, before the first
+    TensorFlow import (common sets TensorFlow's kernel options), or at the top."""
+    wanted = [m for m in modules if not re.search(rf"^import {re.escape(m)}\s*$", source, re.M)]
+    if not wanted:
+        return source, []
+    block = "".join(f"import {module}\n" for module in wanted)
+    match = _IMPORT_OF_TF.search(source)
+    at = match.start() if match else _after_docstring_and_future(source)
+    line = source.count("\n", 0, at) + 1
+    return source[:at] + block + source[at:], [Change(line, 0, f"added import {module}") for module in wanted]
+
+
+def _after_docstring_and_future(source):
+    """The offset after a module docstring and `from __future__` imports."""
+    at = 0
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.ENCODING):
+            continue
+        if token.type == tokenize.STRING and at == 0:
+            at = _end_of_line(source, token.end)
+            continue
+        if token.string == "from" and source[_line_offset(source, token.start):].startswith("from __future__"):
+            at = _end_of_line(source, token.start)
+            continue
+        break
+    return at
+
+
+def _line_offset(source, position):
+    lines = source.splitlines(keepends=True)
+    return sum(len(line) for line in lines[:position[0] - 1]) + position[1]
+
+
+def _end_of_line(source, position):
+    offset = _line_offset(source, position)
+    newline = source.find("\n", offset)
+    return len(source) if newline < 0 else newline + 1

@@ -1,0 +1,129 @@
+"""python -m common.upgrade: what it rewrites, what it refuses by line, and what it leaves alone."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+from common import upgrade_rules
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def upgrade(source):
+    return upgrade_rules.upgrade_source(textwrap.dedent(source))
+
+
+def test_estimator_names_become_the_projects_and_the_rest_is_left_as_written():
+    new, changes = upgrade('''\
+        """Doc."""
+        import tensorflow as tf  # the framework
+
+
+        def model_fn(features, labels, mode):   # odd  spacing kept
+            if mode == tf.estimator.ModeKeys.PREDICT:
+                return tf.compat.v1.estimator.EstimatorSpec(mode, predictions=features)
+            return tf.estimator.EstimatorSpec(mode, loss=tf.reduce_sum(features),
+                                              train_op=tf.compat.v1.train.MomentumOptimizer(0.1, 0.9).minimize(
+                                                  tf.reduce_sum(features), tf.compat.v1.train.get_global_step()))
+
+
+        est = tf.estimator.Estimator(model_fn, config=tf.estimator.RunConfig(save_checkpoints_steps=5))
+        rx = tf.estimator.export.build_raw_serving_input_receiver_fn({"x": tf.compat.v1.placeholder(tf.float32)})
+        ''')
+    assert new == textwrap.dedent('''\
+        """Doc."""
+        import common
+        import common.tf1.train
+        import tensorflow as tf  # the framework
+
+
+        def model_fn(features, labels, mode):   # odd  spacing kept
+            if mode == common.ModeKeys.PREDICT:
+                return common.EstimatorSpec(mode, predictions=features)
+            return common.EstimatorSpec(mode, loss=tf.reduce_sum(features),
+                                              train_op=common.tf1.train.MomentumOptimizer(0.1, 0.9).minimize(
+                                                  tf.reduce_sum(features), common.get_global_step()))
+
+
+        est = common.Estimator(model_fn, config=common.RunConfig(save_checkpoints_steps=5))
+        rx = common.build_raw_serving_input_receiver_fn({"x": common.placeholder(tf.float32)})
+        ''')
+    assert not any(change.refused for change in changes)
+    assert [(c.line, c.message) for c in changes][:3] == [
+        (2, "added import common"), (2, "added import common.tf1.train"),
+        (6, "renamed tf.estimator.ModeKeys to common.ModeKeys")]
+
+
+def test_keras_2_spellings_become_keras_3s():
+    new, _ = upgrade('''\
+        import tensorflow as tf
+        loss = tf.keras.losses.MeanSquaredError(reduction=tf.keras.losses.Reduction.NONE)
+        mean = tf.keras.losses.Huber(reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE)
+        opt = tf.keras.optimizers.legacy.Adam(lr=0.01, beta_1=0.8)
+        sgd = tf.keras.optimizers.SGD(lr=0.1, decay=dict(lr=1)["lr"])
+        lr = 3
+        ''')
+    assert new.splitlines()[1:5] == [
+        'loss = tf.keras.losses.MeanSquaredError(reduction="none")',
+        'mean = tf.keras.losses.Huber(reduction="sum_over_batch_size")',
+        "opt = tf.keras.optimizers.Adam(learning_rate=0.01, beta_1=0.8)",
+        'sgd = tf.keras.optimizers.SGD(learning_rate=0.1, decay=dict(lr=1)["lr"])']
+    assert new.splitlines()[5] == "lr = 3"
+
+
+def test_graph_mode_switches_are_commented_out_and_unmappable_names_refused_by_line():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        tf.compat.v1.disable_eager_execution()
+        if True:
+            x = tf.compat.v1.disable_v2_behavior() or 1
+        y = tf.contrib.layers.flatten(x)
+        head = tf.estimator.DNNClassifier(hidden_units=[3])
+        sync = tf.compat.v1.train.SyncReplicasOptimizer(None, 2)
+        cols = [tf.feature_column.numeric_column("x")]
+        ''')
+    assert new.splitlines()[1] == ("# tf.compat.v1.disable_eager_execution()  "
+                                   "# removed by common.upgrade: this project runs TF2 eagerly")
+    refused = [(c.line, c.message.split(":")[0]) for c in changes if c.refused]
+    assert refused == [(4, "tf.compat.v1.disable_v2_behavior() must go"), (5, "tf.contrib.layers.flatten"),
+                       (6, "tf.estimator.DNNClassifier"), (7, "tf.compat.v1.train.SyncReplicasOptimizer"),
+                       (8, "tf.feature_column.numeric_column")]
+    assert "canned estimators are not supported" in next(c.message for c in changes if c.line == 6)
+
+
+def test_an_already_upgraded_file_is_left_as_it_is():
+    once, _ = upgrade('''\
+        import tensorflow as tf
+        est = tf.estimator.Estimator(None)
+        ''')
+    twice, changes = upgrade_rules.upgrade_source(once)
+    assert twice == once and changes == []
+
+
+def test_the_command_upgrades_a_tree_copies_other_files_and_writes_the_report(tmp_path):
+    tree = tmp_path / "old"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "train.py").write_text("import tensorflow as tf\nspec = tf.estimator.EstimatorSpec\n"
+                                           "bad = tf.contrib.x\n")
+    (tree / "README").write_text("notes\n")
+    (tree / "broken.py").write_text("def (:\n")
+    report = tmp_path / "report.txt"
+    result = subprocess.run([sys.executable, "-m", "common.upgrade", f"--intree={tree}",
+                             f"--outtree={tmp_path / 'new'}", f"--reportfile={report}"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "new" / "pkg" / "train.py").read_text() == (
+        "import common\nimport tensorflow as tf\nspec = common.EstimatorSpec\nbad = tf.contrib.x\n")
+    assert (tmp_path / "new" / "README").read_text() == "notes\n"
+    assert not (tmp_path / "new" / "broken.py").exists()
+    lines = report.read_text().splitlines()
+    assert f"{tree / 'pkg' / 'train.py'}:3:7: ERROR: tf.contrib.x: tf.contrib is gone" in "\n".join(lines)
+    assert any(line.startswith(f"{tree / 'broken.py'}: ERROR: not valid Python, left unchanged") for line in lines)
+    assert lines[-1] == "Upgraded 2 file(s): 2 change(s), 2 construct(s) left for you to convert (marked ERROR)."
+    assert result.stdout.splitlines()[-1] == lines[-1]
+
+    refused = subprocess.run([sys.executable, "-m", "common.upgrade", f"--infile={tree / 'missing.py'}",
+                              f"--outfile={tmp_path / 'x.py'}"], cwd=ROOT, capture_output=True, text=True,
+                             timeout=120)
+    assert refused.returncode != 0 and "--infile=" in refused.stderr and "no such file" in refused.stderr
