@@ -30,23 +30,33 @@ class Metric:
     result: Callable[[Dict[str, np.ndarray]], float]
 
 
+def stateful(metric):
+    """The Keras metric behind an eval_metric_ops value (a Keras metric, or a
+    common.tf1.metrics (value, update_op) pair), or None for a totals Metric."""
+    metric = getattr(metric, "metric", metric)
+    return metric if isinstance(metric, keras.metrics.Metric) else None
+
+
 def totals_of(metric):
     """The per-step totals a metric adds up ({} for a Keras metric, which keeps its own state)."""
-    return {} if isinstance(metric, keras.metrics.Metric) else metric.totals
+    return {} if stateful(metric) is not None else metric.totals
 
 
 def result_fn(metric):
     """totals -> the metric's value."""
-    if isinstance(metric, keras.metrics.Metric):
-        return lambda totals: float(np.asarray(metric.result()))
+    keras_metric = stateful(metric)
+    if keras_metric is not None:
+        return lambda totals: float(np.asarray(keras_metric.result()))
     return metric.result
 
 
 def check(name, metric):
     """ValueError unless `metric` is one this module can report."""
-    if not isinstance(metric, (Metric, keras.metrics.Metric)):
+    if not isinstance(metric, Metric) and stateful(metric) is None:
+        hint = (" (a (value, update_op) pair of tf.compat.v1.metrics: python -m common.upgrade turns them into "
+                "common.tf1.metrics)" if isinstance(metric, tuple) else "")
         raise ValueError(
-            f"eval_metric_ops[{name!r}] is a {type(metric).__name__}; give a common.metrics metric "
+            f"eval_metric_ops[{name!r}] is a {type(metric).__name__}{hint}; give a common.metrics metric "
             "(accuracy, mean, ...) or a Keras metric object updated in model_fn")
 
 

@@ -25,6 +25,9 @@ HOOK_NAMES = ("LoggingTensorHook", "StopAtStepHook", "CheckpointSaverHook", "Sum
 TF1_TRAIN_PREFIXES = ("tf.compat.v1.train.", "tf.train.")
 TF1_OPTIMIZERS = ("GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer", "AdagradOptimizer",
                   "RMSPropOptimizer")
+TF1_LAYERS = ("dense", "conv2d", "batch_normalization", "dropout", "max_pooling2d", "average_pooling2d", "flatten")
+TF1_METRICS = ("accuracy", "mean", "precision", "recall", "auc", "mean_squared_error", "root_mean_squared_error",
+               "mean_absolute_error")
 REDUCTIONS = {"NONE": '"none"', "SUM": '"sum"', "SUM_OVER_BATCH_SIZE": '"sum_over_batch_size"',
               "AUTO": '"sum_over_batch_size"'}
 KERAS_PREFIXES = ("tf.keras.", "keras.", "tf.compat.v1.keras.")
@@ -46,6 +49,12 @@ def _renames():
             renames[prefix + name] = "common.get_global_step"
         for name in HOOK_NAMES:
             renames[prefix + name] = "common.hooks." + name
+    for prefix in ("tf.compat.v1.layers.", "tf.layers."):
+        for name in TF1_LAYERS:
+            renames[prefix + name] = "common.tf1.layers." + name
+    for prefix in ("tf.compat.v1.metrics.", "tf.metrics."):  # (TF2's tf.metrics.Accuracy & co. are Keras classes)
+        for name in TF1_METRICS:
+            renames[prefix + name] = "common.tf1.metrics." + name
     for name in ("tf.compat.v1.placeholder", "tf.placeholder"):
         renames[name] = "common.placeholder"
     for prefix in ("tf.keras.estimator.", "tf.compat.v1.keras.estimator."):
@@ -73,12 +82,11 @@ UNSUPPORTED = {
     "tf.feature_column.": "feature columns are not supported; turn features into tensors in input_fn "
                           "(tf.keras.layers preprocessing) and build Keras layers in model_fn",
     "tf.compat.v1.feature_column.": "feature columns are not supported; turn features into tensors in input_fn",
-    "tf.compat.v1.layers.": "TF1 layers are not supported yet; build Keras layers (tf.keras.layers.Dense, "
-                            "Conv2D, BatchNormalization, ...) inside model_fn",
-    "tf.layers.": "TF1 layers are not supported yet; build Keras layers inside model_fn",
-    "tf.compat.v1.metrics.": "TF1 metrics are not supported yet; update a tf.keras.metrics object in model_fn "
-                             "and return it in eval_metric_ops",
-    "tf.metrics.": "TF1 metrics are not supported yet; return tf.keras.metrics objects in eval_metric_ops",
+    "tf.compat.v1.layers.": "this TF1 layer has no counterpart in common.tf1.layers; build the Keras layer "
+                            "(tf.keras.layers...) inside model_fn",
+    "tf.layers.": "this TF1 layer has no counterpart in common.tf1.layers; build the Keras layer inside model_fn",
+    "tf.compat.v1.metrics.": "this TF1 metric has no counterpart in common.tf1.metrics; update a tf.keras.metrics "
+                             "object in model_fn and return it in eval_metric_ops",
     "tf.compat.v1.summary.": "summaries from model_fn are not supported yet; return EstimatorSpec(scalars=...)",
     "tf.compat.v1.train.Scaffold": "a Scaffold has no counterpart: checkpoints hold the model's variables",
     "tf.compat.v1.train.SessionRunHook": "subclass common.hooks.Hook (begin, before_step, after_step, end)",
@@ -216,9 +224,9 @@ _IMPORT_OF_TF = re.compile(r"^(import tensorflow\b|from tensorflow\b)", re.M)
 
 def _modules_for(new_names):
     """The imports the new names need: common, and its submodules that
-    `import common` does not bring (common.tf1.train, common.hooks)."""
+    `import common` does not bring (common.hooks, common.tf1.*)."""
     needed = []
-    for module in ("common", "common.hooks", "common.tf1.train"):
+    for module in ("common", "common.hooks", "common.tf1.layers", "common.tf1.metrics", "common.tf1.train"):
         if any(name.startswith(module + ".") for name in new_names) and module not in needed:
             needed.append(module)
     return needed

@@ -127,3 +127,19 @@ def test_the_command_upgrades_a_tree_copies_other_files_and_writes_the_report(tm
                               f"--outfile={tmp_path / 'x.py'}"], cwd=ROOT, capture_output=True, text=True,
                              timeout=120)
     assert refused.returncode != 0 and "--infile=" in refused.stderr and "no such file" in refused.stderr
+
+
+def test_tf1_layers_and_metrics_become_common_tf1s_and_keras_metric_classes_stay():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        net = tf.compat.v1.layers.dense(tf.layers.flatten(x), 10)
+        ops = {"acc": tf.compat.v1.metrics.accuracy(y, p), "auc": tf.metrics.auc(y, p)}
+        keras_metric = tf.metrics.Accuracy()
+        odd = tf.compat.v1.layers.separable_conv2d(x, 3, 3)
+        ''')
+    assert new.splitlines()[:6] == [
+        "import common", "import common.tf1.layers", "import common.tf1.metrics", "import tensorflow as tf",
+        "net = common.tf1.layers.dense(common.tf1.layers.flatten(x), 10)",
+        'ops = {"acc": common.tf1.metrics.accuracy(y, p), "auc": common.tf1.metrics.auc(y, p)}']
+    assert new.splitlines()[6] == "keras_metric = tf.metrics.Accuracy()"
+    assert [c.line for c in changes if c.refused] == [5]

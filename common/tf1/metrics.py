@@ -1,0 +1,125 @@
+"""tf.compat.v1.metrics inside model_fn: (value, update_op) pairs that stream over towers and batches.
+
+A TF1 program returned `eval_metric_ops={"accuracy": tf.metrics.accuracy(labels,
+predictions)}`: a pair of the running value and the op that updates it. Here
+each pair is backed by a Keras metric (its state created once and shared by
+every tower, reset before each evaluation; see common.served_variables), with
+TF1's arithmetic: weights broadcast to the values, labels and predictions of
+precision and recall cast to bool, AUC by the trapezoidal rule over 200
+thresholds.
+"""
+
+import keras
+import tensorflow as tf
+
+
+class ValueAndUpdate(tuple):
+    """(value, update_op), as TF1 metrics returned, that also carries its metric."""
+
+    def __new__(cls, metric, update_op):
+        pair = super().__new__(cls, (metric.result(), update_op))
+        pair.metric = metric
+        return pair
+
+
+class _WeightedRatio(keras.metrics.Metric):
+    """sum(weights * numerator) / sum(weights * denominator) over everything seen, in float64."""
+
+    def __init__(self, name, transform=None):
+        super().__init__(name=name)
+        self.numerator = self.add_variable((), "zeros", dtype="float64", name="numerator")
+        self.denominator = self.add_variable((), "zeros", dtype="float64", name="denominator")
+        self._transform = transform
+
+    def add(self, numerator, denominator):
+        self.numerator.assign_add(tf.reduce_sum(tf.cast(numerator, tf.float64)))
+        self.denominator.assign_add(tf.reduce_sum(tf.cast(denominator, tf.float64)))
+        return tf.no_op()
+
+    def update_state(self, *args, **kwargs):
+        raise NotImplementedError("updated through common.tf1.metrics functions")
+
+    def result(self):
+        value = tf.math.divide_no_nan(self.numerator, self.denominator)
+        return self._transform(value) if self._transform else value
+
+
+def _weights(weights, values):
+    if weights is None:
+        return tf.ones_like(values, tf.float64)
+    return tf.broadcast_to(tf.cast(weights, tf.float64), tf.shape(values))
+
+
+def _ratio(name, default, numerator, denominator, transform=None):
+    metric = _WeightedRatio(name or default, transform)
+    return ValueAndUpdate(metric, metric.add(numerator, denominator))
+
+
+def mean(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    values = tf.cast(values, tf.float64)
+    w = _weights(weights, values)
+    return _ratio(name, "mean", values * w, w)
+
+
+def accuracy(labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    predictions = tf.cast(tf.reshape(predictions, tf.shape(labels)), labels.dtype) \
+        if predictions.dtype != labels.dtype else predictions
+    correct = tf.cast(tf.equal(predictions, labels), tf.float64)
+    w = _weights(weights, correct)
+    return _ratio(name, "accuracy", correct * w, w)
+
+
+def _true_and_predicted(labels, predictions):
+    return tf.cast(labels, tf.bool), tf.cast(predictions, tf.bool)
+
+
+def precision(labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    truth, predicted = _true_and_predicted(labels, predictions)
+    w = _weights(weights, tf.cast(predicted, tf.float64))
+    return _ratio(name, "precision", tf.cast(truth & predicted, tf.float64) * w, tf.cast(predicted, tf.float64) * w)
+
+
+def recall(labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    truth, predicted = _true_and_predicted(labels, predictions)
+    w = _weights(weights, tf.cast(truth, tf.float64))
+    return _ratio(name, "recall", tf.cast(truth & predicted, tf.float64) * w, tf.cast(truth, tf.float64) * w)
+
+
+def _squared_or_absolute(labels, predictions, square):
+    difference = tf.cast(predictions, tf.float64) - tf.cast(labels, tf.float64)
+    return tf.square(difference) if square else tf.abs(difference)
+
+
+def mean_squared_error(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                       name=None):
+    errors = _squared_or_absolute(labels, predictions, square=True)
+    w = _weights(weights, errors)
+    return _ratio(name, "mean_squared_error", errors * w, w)
+
+
+def root_mean_squared_error(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                            name=None):
+    errors = _squared_or_absolute(labels, predictions, square=True)
+    w = _weights(weights, errors)
+    return _ratio(name, "root_mean_squared_error", errors * w, w, transform=tf.sqrt)
+
+
+def mean_absolute_error(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                        name=None):
+    errors = _squared_or_absolute(labels, predictions, square=False)
+    w = _weights(weights, errors)
+    return _ratio(name, "mean_absolute_error", errors * w, w)
+
+
+def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collections=None, updates_collections=None,
+        curve="ROC", name=None, summation_method="trapezoidal", thresholds=None):
+    """Keras's AUC is TF1's: the same thresholds, and its "interpolation" sum
+    is TF1's trapezoidal rule for ROC (for PR, TF1's "careful_interpolation")."""
+    methods = {"trapezoidal": "interpolation", "careful_interpolation": "interpolation",
+               "minoring": "minoring", "majoring": "majoring"}
+    if summation_method not in methods:
+        raise ValueError(f"auc: summation_method={summation_method!r} is not one of {', '.join(methods)}")
+    metric = keras.metrics.AUC(num_thresholds=num_thresholds, curve=curve, thresholds=thresholds,
+                               summation_method=methods[summation_method], name=name or "auc")
+    metric.update_state(tf.cast(labels, tf.bool), predictions, sample_weight=weights)
+    return ValueAndUpdate(metric, tf.no_op())
