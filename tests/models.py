@@ -54,6 +54,23 @@ def classifier_fn(features, labels, mode, params):
             tf.cast(tf.equal(predictions["classes"], labels), tf.float32))})
 
 
+def counting_variables(model_fn):
+    """(model_fn wrapped, the set of ids of the variables its calls were given):
+    a model whose variables are created once keeps the set's size."""
+    created = set()
+
+    def counting_creator(next_creator, **kwargs):
+        variable = next_creator(**kwargs)
+        created.add(id(variable))
+        return variable
+
+    def counted_fn(features, labels, mode, params):
+        with tf.variable_creator_scope(counting_creator):
+            return model_fn(features, labels, mode, params)
+
+    return counted_fn, created
+
+
 def train_input(features, labels, batch_size, repeat=True, shuffle_seed=None):
     def input_fn():
         dataset = tf.data.Dataset.from_tensor_slices((features, labels))

@@ -185,16 +185,7 @@ def test_frozen_variables_do_not_move(tmp_path, compiled_towers):
 
 
 def test_model_fn_is_never_allowed_a_second_set_of_variables(tmp_path):
-    created = set()
-
-    def counting_creator(next_creator, **kwargs):
-        variable = next_creator(**kwargs)
-        created.add(id(variable))
-        return variable
-
-    def counted_fn(features, labels, mode, params):
-        with tf.variable_creator_scope(counting_creator):
-            return models.classifier_fn(features, labels, mode, params)
+    counted_fn, created = models.counting_variables(models.classifier_fn)
 
     estimator = common.Estimator(counted_fn, str(tmp_path), params={"hidden": 8, "batch_norm": True},
                                  config=common.RunConfig(device_plan=models.plan(2)))

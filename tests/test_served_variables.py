@@ -99,16 +99,7 @@ def _tower_slices(start, size):
 
 
 def test_each_variable_is_created_once_whatever_the_mode(tmp_path):
-    created = set()
-
-    def counting_creator(next_creator, **kwargs):
-        variable = next_creator(**kwargs)
-        created.add(id(variable))
-        return variable
-
-    def counted_fn(features, labels, mode, params):
-        with tf.variable_creator_scope(counting_creator):
-            return inline_fn(features, labels, mode, params)
+    counted_fn, created = models.counting_variables(inline_fn)
 
     est = estimator(counted_fn, tmp_path, {}, towers=2)
     est.train(models.train_input(FEATURES, LABELS, 32), steps=2)
