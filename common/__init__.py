@@ -19,6 +19,7 @@ from common.receivers import (ServingInputReceiver, TensorServingInputReceiver,
                               placeholder)
 from common.registry import VariableCreationError, get_global_step, get_module, get_optimizer
 from common.run_config import RunConfig
+from common.runtime import set_verbosity
 from common.spec import EstimatorSpec, ModeKeys
 from common.training import EvalSpec, TrainSpec, train_and_evaluate
 
@@ -45,5 +46,6 @@ __all__ = [
     "get_optimizer",
     "model_to_estimator",
     "placeholder",
+    "set_verbosity",
     "train_and_evaluate",
 ]

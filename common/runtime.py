@@ -9,6 +9,7 @@ import shutil
 import subprocess
 
 import tensorflow as tf
+from absl import logging as absl_logging
 
 from common.towers import DevicePlanError
 
@@ -64,3 +65,15 @@ def configure(cpu_towers=0, split_gpu=0, split_gpu_memory_mb=0, num_intra_thread
             f"TensorFlow's devices are already initialized, so towers and threads can no "
             f"longer be configured ({error})") from error
     tf.debugging.set_log_device_placement(log_device_placement)
+
+
+def set_verbosity(level):
+    """tf.compat.v1.logging.set_verbosity for this project's log lines too.
+
+    The framework logs through absl (loss, steps/sec, checkpoints), which a
+    plain script, not run by absl.app, leaves at WARNING; TF1 programs asked
+    for INFO through TensorFlow's logger. This sets both (level: a Python
+    logging level, as tf.compat.v1.logging.INFO is).
+    """
+    tf.compat.v1.logging.set_verbosity(level)
+    absl_logging.set_verbosity(absl_logging.converter.standard_to_absl(level))

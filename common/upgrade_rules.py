@@ -55,6 +55,8 @@ def _renames():
     for prefix in ("tf.compat.v1.metrics.", "tf.metrics."):  # (TF2's tf.metrics.Accuracy & co. are Keras classes)
         for name in TF1_METRICS:
             renames[prefix + name] = "common.tf1.metrics." + name
+    for name in ("tf.compat.v1.logging.set_verbosity", "tf.logging.set_verbosity"):
+        renames[name] = "common.set_verbosity"
     for name in ("tf.compat.v1.placeholder", "tf.placeholder"):
         renames[name] = "common.placeholder"
     for prefix in ("tf.keras.estimator.", "tf.compat.v1.keras.estimator."):

@@ -1,10 +1,14 @@
 """python -m common.upgrade: what it rewrites, what it refuses by line, and what it leaves alone."""
 
+import logging
 import os
 import subprocess
 import sys
 import textwrap
 
+from absl import logging as absl_logging
+
+import common
 from common import upgrade_rules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -143,3 +147,19 @@ def test_tf1_layers_and_metrics_become_common_tf1s_and_keras_metric_classes_stay
         'ops = {"acc": common.tf1.metrics.accuracy(y, p), "auc": common.tf1.metrics.auc(y, p)}']
     assert new.splitlines()[6] == "keras_metric = tf.metrics.Accuracy()"
     assert [c.line for c in changes if c.refused] == [5]
+
+
+def test_tf1_logging_verbosity_reaches_the_projects_log_lines():
+    new, _ = upgrade('''\
+        import tensorflow as tf
+        tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)
+        ''')
+    assert new.splitlines()[2] == "common.set_verbosity(tf.compat.v1.logging.INFO)"
+    before = absl_logging.get_verbosity()
+    try:
+        common.set_verbosity(logging.INFO)
+        assert absl_logging.get_verbosity() == absl_logging.INFO and absl_logging.level_info()
+        common.set_verbosity(logging.WARNING)
+        assert not absl_logging.level_info()
+    finally:
+        absl_logging.set_verbosity(before)
