@@ -99,7 +99,10 @@ class ModelBuilder:
         creator = placement.placing_creator(self._plan.variable_devices, self._balancer) if building else None
         with self.registry.model_fn_scope(building, creator, global_step):
             spec = call_with_wanted_args(self._model_fn, {"features": features}, optional)
+            summaries = dict(self.registry.summaries)
         check_spec(spec, mode)
+        if summaries:  # scalar summaries written in model_fn are scalars of the spec (the spec's win a clash)
+            spec = spec._replace(scalars={**summaries, **spec.scalars})
         return spec
 
     def probe(self, mode, input_signature, make_inputs):

@@ -61,6 +61,7 @@ class ModelRegistry:
             )
         self._building = False
         self._global_step_read = None
+        self.summaries = {}  # name -> scalar tensor the model_fn call now running wrote (common.tf1.summary)
 
     @contextlib.contextmanager
     def model_fn_scope(self, building=False, placing_creator=None, global_step=None):
@@ -76,9 +77,10 @@ class ModelRegistry:
         variable on another device).
         """
         token = _ACTIVE.set(self)
-        outer = self._building, self._global_step_read
+        outer = self._building, self._global_step_read, self.summaries
         self._building = building
         self._global_step_read = global_step
+        self.summaries = {}
 
         def create(next_creator, kwargs):
             if placing_creator is None:
@@ -108,8 +110,14 @@ class ModelRegistry:
             if building:
                 self.served.forget(self._module_variables())
         finally:
-            self._building, self._global_step_read = outer
+            self._building, self._global_step_read, self.summaries = outer
             _ACTIVE.reset(token)
+
+    def add_summary(self, name, value):
+        """Records a scalar model_fn wrote as a summary; the spec offers it with its scalars."""
+        if name in self.summaries:
+            raise ValueError(f"model_fn wrote the summary {name!r} twice in one call")
+        self.summaries[name] = value
 
     def _module_variables(self):
         """The tf.Variables the registered modules own (built in their factory or
@@ -184,6 +192,11 @@ class ModelRegistry:
                 keras_variable = variable if variable is not inner else None
                 tracked.append(TrackedVariable(name, inner, keras_variable, bool(variable.trainable)))
         return tracked
+
+
+def running_model_fn():
+    """Whether a model_fn is being called by an Estimator now."""
+    return _ACTIVE.get() is not None
 
 
 def active_registry():

@@ -55,6 +55,8 @@ def _renames():
     for prefix in ("tf.compat.v1.metrics.", "tf.metrics."):  # (TF2's tf.metrics.Accuracy & co. are Keras classes)
         for name in TF1_METRICS:
             renames[prefix + name] = "common.tf1.metrics." + name
+    for prefix in ("tf.compat.v1.summary.", "tf.summary."):
+        renames[prefix + "scalar"] = "common.tf1.summary.scalar"
     for name in ("tf.compat.v1.logging.set_verbosity", "tf.logging.set_verbosity"):
         renames[name] = "common.set_verbosity"
     for name in ("tf.compat.v1.placeholder", "tf.placeholder"):
@@ -89,7 +91,7 @@ UNSUPPORTED = {
     "tf.layers.": "this TF1 layer has no counterpart in common.tf1.layers; build the Keras layer inside model_fn",
     "tf.compat.v1.metrics.": "this TF1 metric has no counterpart in common.tf1.metrics; update a tf.keras.metrics "
                              "object in model_fn and return it in eval_metric_ops",
-    "tf.compat.v1.summary.": "summaries from model_fn are not supported yet; return EstimatorSpec(scalars=...)",
+    "tf.compat.v1.summary.": "only scalar summaries are written from model_fn; write others from a hook",
     "tf.compat.v1.train.Scaffold": "a Scaffold has no counterpart: checkpoints hold the model's variables",
     "tf.compat.v1.train.SessionRunHook": "subclass common.hooks.Hook (begin, before_step, after_step, end)",
     "tf.train.SessionRunHook": "subclass common.hooks.Hook (begin, before_step, after_step, end)",
@@ -228,7 +230,8 @@ def _modules_for(new_names):
     """The imports the new names need: common, and its submodules that
     `import common` does not bring (common.hooks, common.tf1.*)."""
     needed = []
-    for module in ("common", "common.hooks", "common.tf1.layers", "common.tf1.metrics", "common.tf1.train"):
+    for module in ("common", "common.hooks", "common.tf1.layers", "common.tf1.metrics", "common.tf1.summary",
+                   "common.tf1.train"):
         if any(name.startswith(module + ".") for name in new_names) and module not in needed:
             needed.append(module)
     return needed

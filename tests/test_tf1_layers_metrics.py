@@ -6,8 +6,9 @@ import pytest
 import tensorflow as tf
 
 import common
-from common import checkpoints
-from common.tf1 import layers, metrics
+import common.hooks
+from common import checkpoints, summaries
+from common.tf1 import layers, metrics, summary
 from common.tf1 import train as tf1_train
 from tests import models
 
@@ -93,3 +94,31 @@ def test_tf1_batch_normalization_keeps_tf1_defaults(tmp_path):
 def test_sharing_a_tf1_layer_within_one_call_is_refused_by_name():
     with pytest.raises(NotImplementedError, match=r"\(layer 'tower'\): reuse=True within one call"):
         layers.dense(tf.zeros([1, 2]), 3, name="tower", reuse=True)
+
+
+def test_scalar_summaries_in_model_fn_are_logged_and_written(tmp_path):
+    def summary_fn(features, labels, mode):
+        logits = layers.dense(features, 3, name="logits")
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+        summary.scalar("mean_logit", tf.reduce_mean(logits))
+        summary.scalar("loss_again", data=loss)  # TF2's spelling
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(loss))
+
+    features, labels = models.blobs(64)
+    est = common.Estimator(summary_fn, str(tmp_path), config=common.RunConfig(
+        save_summary_steps=2, device_plan=models.plan(2)))
+    logged = []
+
+    class Recorder(common.hooks.Hook):
+        def before_step(self, step):
+            return ("loss", "loss_again", "mean_logit")
+
+        def after_step(self, step, values, context):
+            logged.append(values)
+
+    est.train(models.train_input(features, labels, 16), steps=4, hooks=[Recorder()])
+    assert [v["loss_again"] for v in logged] == pytest.approx([v["loss"] for v in logged])
+    written = summaries.read_scalars(str(tmp_path))
+    assert {"mean_logit", "loss_again"} <= set(written) and written["mean_logit"][-1][0] == 4
+    with pytest.raises(NotImplementedError, match=r"summary.histogram\('w'\) inside model_fn is not supported"):
+        summary.histogram("w", tf.zeros([2]))

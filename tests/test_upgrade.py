@@ -163,3 +163,14 @@ def test_tf1_logging_verbosity_reaches_the_projects_log_lines():
         assert not absl_logging.level_info()
     finally:
         absl_logging.set_verbosity(before)
+
+
+def test_scalar_summaries_become_common_tf1_summary_and_others_are_refused():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        tf.compat.v1.summary.scalar("lr", lr)
+        tf.summary.scalar("loss", loss)
+        tf.compat.v1.summary.histogram("w", w)
+        ''')
+    assert new.splitlines()[3:5] == ['common.tf1.summary.scalar("lr", lr)', 'common.tf1.summary.scalar("loss", loss)']
+    assert [c.line for c in changes if c.refused] == [4]

@@ -3,4 +3,5 @@
 `python -m common.upgrade` rewrites a TF1-era (or TF 2.x-era) estimator
 program's `tf.compat.v1.*` names to these modules: `train` (optimizers whose
 `minimize` gives a train_op, the global step), `layers` (the functional TF1
-layers), `metrics` ((value, update_op) pairs)."""
+layers), `metrics` ((value, update_op) pairs), `summary` (scalars written in
+model_fn)."""

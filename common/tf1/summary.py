@@ -1,0 +1,45 @@
+"""Summaries written inside model_fn (tf.compat.v1.summary.scalar, tf.summary.scalar).
+
+In a TF1 graph a summary op inside model_fn was collected and written by the
+estimator's SummarySaverHook. Here a scalar written in a TRAIN call becomes
+one of the spec's scalars: averaged over towers, logged by a hook that asks
+for it by name, and written to TensorBoard every save_summary_steps. Other
+summary kinds (histograms, images, text) are refused by name. Outside
+model_fn, scalar is tf.summary.scalar.
+"""
+
+import tensorflow as tf
+
+from common import registry
+
+
+def scalar(name, tensor=None, collections=None, family=None, data=None, step=None, description=None):
+    """Takes TF1's (name, tensor, collections, family) and TF2's (name, data, step, description);
+    outside model_fn it is tf.summary.scalar."""
+    del collections
+    value = data if tensor is None else tensor
+    if value is None:
+        raise ValueError(f"summary.scalar({name!r}): no value given")
+    if not registry.running_model_fn():
+        return tf.summary.scalar(name, value, step=step, description=description)
+    value = tf.convert_to_tensor(value)
+    if value.shape.rank not in (0, None):
+        raise ValueError(f"summary.scalar({name!r}) got a tensor of shape {value.shape}; a scalar summary takes one "
+                         "number")
+    registry.active_registry().add_summary(f"{family}/{name}" if family else name, tf.cast(value, tf.float32))
+    return tf.constant(b"")
+
+
+def _refused(kind):
+    def refuse(name, *args, **kwargs):
+        raise NotImplementedError(
+            f"summary.{kind}({name!r}) inside model_fn is not supported: only scalar summaries are written from "
+            "model_fn (EstimatorSpec.scalars); write other summaries from a hook with tf.summary and the run's "
+            "writer (RunContext.summary_writer)")
+    return refuse
+
+
+histogram = _refused("histogram")
+image = _refused("image")
+text = _refused("text")
+audio = _refused("audio")
