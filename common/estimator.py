@@ -25,6 +25,7 @@ from common import (checkpoints, eval_loop, export, hooks as hooks_lib, inputs, 
 from common.model_builder import ModelBuilder
 from common.run_config import RunConfig
 from common.spec import ModeKeys
+from common.tf1 import session_run_hook
 from common.tower_step import TowerStep
 
 
@@ -224,12 +225,13 @@ class Estimator:
                 logging.info("Restored the input pipeline's position from %s.", restored)
             else:
                 logging.info("%s holds no input pipeline state; the input starts from the beginning.", restored)
-        listeners = list(saving_listeners or ())
+        listeners = session_run_hook.adapt_listeners(saving_listeners)
 
         def save(step, initial):
             path = self._store.save(step, state, input_state)
-            for listener in listeners if not initial else ():
-                listener.after_save(self, step)
+            for listener in listeners:
+                if not initial or getattr(listener, "hears_initial_save", False):
+                    listener.after_save(self, step)
             return path
 
         values = ("loss", "learning_rate") + info.scalars
@@ -239,10 +241,11 @@ class Estimator:
                                        self._store.latest)
         try:
             with signals.StopRequests() as stop_requests:
-                all_hooks = (self._default_hooks(steps, max_steps) + list(hooks or ()) + list(info.hooks)
+                all_hooks = (self._default_hooks(steps, max_steps) + _user_hooks(hooks, info)
                              + [hooks_lib.CheckpointSaverHook(self._config.save_checkpoints_steps,
-                                                              self._config.save_checkpoints_secs),
-                                signals.StopOnSignalHook(stop_requests)])
+                                                              self._config.save_checkpoints_secs)]
+                             + [x for x in listeners if isinstance(x, hooks_lib.Hook)]  # TF1 listeners' begin/end
+                             + [signals.StopOnSignalHook(stop_requests)])
                 final_loss = train_loop.run(
                     lambda count: self._run_in_scope(loop, iterator, tf.constant(count, tf.int32)),
                     lambda: int(self._model.global_step.numpy()), all_hooks, context, self._config.steps_per_loop)
@@ -276,7 +279,7 @@ class Estimator:
         info.reset_metrics()
         totals = eval_loop.run(
             lambda count: self._run_in_scope(self._loops["eval"], iterator, tf.constant(count, tf.int32)),
-            list(hooks or ()) + list(info.hooks), hooks_lib.RunContext(self.model_dir, ("loss",)),
+            _user_hooks(hooks, info), hooks_lib.RunContext(self.model_dir, ("loss",)),
             steps, self._config.steps_per_loop)
         results = eval_loop.results(totals, info.metric_results)
         results["global_step"] = int(self._model.global_step.numpy())
@@ -297,7 +300,7 @@ class Estimator:
             self._loops["predict"] = tf.function(self._step.predict_step, reduce_retracing=True)
         yield from predict_loop.run(
             lambda features: self._run_in_scope(self._loops["predict"], features), dataset,
-            list(hooks or ()) + list(info.hooks), hooks_lib.RunContext(self.model_dir, ()),
+            _user_hooks(hooks, info), hooks_lib.RunContext(self.model_dir, ()),
             predict_keys, info.predictions_dict, yield_single_examples)
 
     # ---------------------------------------------------------------- export
@@ -328,3 +331,8 @@ class Estimator:
         with self._model.scope():
             signatures, methods = export.signatures(inputs, export.with_default(info.export_outputs), outputs_fn)
         return export.write_saved_model(export_dir_base, module, signatures, methods)
+
+
+def _user_hooks(hooks, info):
+    """The caller's hooks and the spec's, TF1 SessionRunHooks wrapped to run here."""
+    return session_run_hook.adapt_hooks(list(hooks or ()) + list(info.hooks))

@@ -26,6 +26,8 @@ from common import checkpoints, placement, precision, served_variables
 from common.served_variables import VariableCreationError
 
 _ACTIVE = contextvars.ContextVar("common_active_registry", default=None)
+_IN_TF1_HOOK = contextvars.ContextVar("common_in_tf1_hook", default=False)
+GLOBAL_STEP_FETCH = "global_step"  # what get_global_step() gives a TF1 hook: the name it fetches the step by
 
 
 @dataclasses.dataclass(frozen=True)
@@ -224,6 +226,19 @@ def get_optimizer(factory):
 
 def get_global_step():
     """The Estimator's global step, as tf.train.get_global_step was: the int64
-    variable, or its value inside an XLA-compiled tower."""
+    variable, or its value inside an XLA-compiled tower; inside a TF1
+    SessionRunHook's methods, the name its SessionRunArgs fetch it by."""
+    if _IN_TF1_HOOK.get() and _ACTIVE.get() is None:
+        return GLOBAL_STEP_FETCH
     return active_registry().global_step_for_model_fn()
+
+
+@contextlib.contextmanager
+def in_tf1_hook():
+    """Marks a TF1 hook's method running (see get_global_step)."""
+    token = _IN_TF1_HOOK.set(True)
+    try:
+        yield
+    finally:
+        _IN_TF1_HOOK.reset(token)
 

@@ -25,6 +25,8 @@ HOOK_NAMES = ("LoggingTensorHook", "StopAtStepHook", "CheckpointSaverHook", "Sum
 TF1_TRAIN_PREFIXES = ("tf.compat.v1.train.", "tf.train.")
 TF1_OPTIMIZERS = ("GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer", "AdagradOptimizer",
                   "RMSPropOptimizer")
+SESSION_RUN_NAMES = ("SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues",
+                     "CheckpointSaverListener")
 TF1_LAYERS = ("dense", "conv2d", "batch_normalization", "dropout", "max_pooling2d", "average_pooling2d", "flatten")
 TF1_METRICS = ("accuracy", "mean", "precision", "recall", "auc", "mean_squared_error", "root_mean_squared_error",
                "mean_absolute_error")
@@ -57,6 +59,9 @@ def _renames():
             renames[prefix + name] = "common.tf1.metrics." + name
     for prefix in ("tf.compat.v1.summary.", "tf.summary."):
         renames[prefix + "scalar"] = "common.tf1.summary.scalar"
+    for prefix in ESTIMATOR_PREFIXES + TF1_TRAIN_PREFIXES:
+        for name in SESSION_RUN_NAMES:
+            renames[prefix + name] = "common.tf1.session_run_hook." + name
     for name in ("tf.compat.v1.logging.set_verbosity", "tf.logging.set_verbosity"):
         renames[name] = "common.set_verbosity"
     for name in ("tf.compat.v1.placeholder", "tf.placeholder"):
@@ -93,9 +98,6 @@ UNSUPPORTED = {
                              "object in model_fn and return it in eval_metric_ops",
     "tf.compat.v1.summary.": "only scalar summaries are written from model_fn; write others from a hook",
     "tf.compat.v1.train.Scaffold": "a Scaffold has no counterpart: checkpoints hold the model's variables",
-    "tf.compat.v1.train.SessionRunHook": "subclass common.hooks.Hook (begin, before_step, after_step, end)",
-    "tf.train.SessionRunHook": "subclass common.hooks.Hook (begin, before_step, after_step, end)",
-    "tf.estimator.SessionRunHook": "subclass common.hooks.Hook (begin, before_step, after_step, end)",
     "tf.estimator.experimental.": "early-stopping hooks are not supported yet",
     "tf.estimator.LatestExporter": "exporters are not supported yet: call estimator.export_saved_model after training",
     "tf.estimator.BestExporter": "exporters are not supported yet: call estimator.export_saved_model after training",
@@ -230,8 +232,8 @@ def _modules_for(new_names):
     """The imports the new names need: common, and its submodules that
     `import common` does not bring (common.hooks, common.tf1.*)."""
     needed = []
-    for module in ("common", "common.hooks", "common.tf1.layers", "common.tf1.metrics", "common.tf1.summary",
-                   "common.tf1.train"):
+    for module in ("common", "common.hooks", "common.tf1.layers", "common.tf1.metrics",
+                   "common.tf1.session_run_hook", "common.tf1.summary", "common.tf1.train"):
         if any(name.startswith(module + ".") for name in new_names) and module not in needed:
             needed.append(module)
     return needed

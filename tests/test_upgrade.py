@@ -174,3 +174,18 @@ def test_scalar_summaries_become_common_tf1_summary_and_others_are_refused():
         ''')
     assert new.splitlines()[3:5] == ['common.tf1.summary.scalar("lr", lr)', 'common.tf1.summary.scalar("loss", loss)']
     assert [c.line for c in changes if c.refused] == [4]
+
+
+def test_session_run_hooks_become_common_tf1s():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        class Hook(tf.estimator.SessionRunHook):
+            def before_run(self, run_context):
+                return tf.estimator.SessionRunArgs(tf.compat.v1.train.get_global_step())
+        class Saver(tf.estimator.CheckpointSaverListener):
+            pass
+        ''')
+    assert "class Hook(common.tf1.session_run_hook.SessionRunHook):" in new
+    assert "return common.tf1.session_run_hook.SessionRunArgs(common.get_global_step())" in new
+    assert "class Saver(common.tf1.session_run_hook.CheckpointSaverListener):" in new
+    assert "import common.tf1.session_run_hook" in new and not any(c.refused for c in changes)

@@ -1,0 +1,164 @@
+"""TF1 SessionRunHooks and CheckpointSaverListeners, run through the project's hook protocol.
+
+A TF1 hook asked for tensors before each session.run (`before_run` returning
+SessionRunArgs) and got their values after it (`after_run`). Here there is
+no session: a hook names the values it wants ("loss", "learning_rate",
+"global_step", a spec scalar or a summary written in model_fn), as strings
+(a trailing ":0" is accepted) or as the global-step variable, and gets them
+as numpy in the same structure. As in TF1, the global step a hook fetches
+in the run of step N is N - 1 (the value the step started from), and the
+first run is step 1. Anything that needs the session itself is refused by
+name. Inside the hook's methods, get_global_step() (tf.train's, after the
+upgrade) answers the name the step is fetched by.
+"""
+
+import collections
+
+import tensorflow as tf
+
+from common import hooks as hooks_lib
+from common import registry
+
+SessionRunArgs = collections.namedtuple("SessionRunArgs", ["fetches", "feed_dict", "options"])
+SessionRunArgs.__new__.__defaults__ = (None, None)
+SessionRunValues = collections.namedtuple("SessionRunValues", ["results", "options", "run_metadata"])
+
+
+class SessionRunContext:
+    """What before_run and after_run see: the stop request (no session)."""
+
+    def __init__(self, original_args=None):
+        self.original_args = original_args
+        self.session = _NoSession()
+        self.stop_requested = False
+
+    def request_stop(self):
+        self.stop_requested = True
+
+
+class _NoSession:
+    def __getattr__(self, name):
+        raise NotImplementedError(
+            f"session.{name}: TF2 has no session; a SessionRunHook asks for values with "
+            "SessionRunArgs(fetches=\"loss\") (or a dict of such names) and reads them in after_run")
+
+
+class SessionRunHook:
+    """tf.estimator.SessionRunHook's methods, all optional."""
+
+    def begin(self):
+        pass
+
+    def after_create_session(self, session, coord):
+        pass
+
+    def before_run(self, run_context):
+        return None
+
+    def after_run(self, run_context, run_values):
+        pass
+
+    def end(self, session):
+        pass
+
+
+class CheckpointSaverListener:
+    """tf.estimator.CheckpointSaverListener's methods, all optional."""
+
+    def begin(self):
+        pass
+
+    def before_save(self, session, global_step_value):
+        pass
+
+    def after_save(self, session, global_step_value):
+        pass
+
+    def end(self, session, global_step_value):
+        pass
+
+
+def _name_of(fetch):
+    if isinstance(fetch, str):
+        return fetch[:-2] if fetch.endswith(":0") else fetch
+    if isinstance(fetch, tf.Variable) and fetch.name.split(":")[0] == "global_step":
+        return "global_step"
+    raise ValueError(
+        f"SessionRunArgs fetches {fetch!r}: a fetch here is the name of a value the step offers "
+        "(\"loss\", \"learning_rate\", \"global_step\", a spec scalar or a summary written in model_fn), "
+        "or the global-step variable")
+
+
+class SessionRunHookAdapter(hooks_lib.Hook):
+    """Runs a TF1 SessionRunHook as a common.hooks.Hook."""
+
+    def __init__(self, hook):
+        self.hook = hook
+        self._context = None
+        self._fetches = None
+        self._available = ()
+
+    def begin(self, context):
+        self._available = context.available_values
+        with registry.in_tf1_hook():
+            self.hook.begin()
+            self.hook.after_create_session(_NoSession(), None)
+
+    def before_step(self, step):
+        self._context = SessionRunContext(SessionRunArgs(fetches=None))
+        with registry.in_tf1_hook():
+            args = self.hook.before_run(self._context)
+        self._fetches = None if args is None else args.fetches
+        if self._fetches is None:
+            return ()
+        names = [_name_of(f) for f in tf.nest.flatten(self._fetches)]
+        missing = sorted(set(names) - set(self._available))
+        if missing:
+            raise ValueError(f"{type(self.hook).__name__}.before_run asks for {', '.join(missing)}, which the step "
+                             f"does not offer; it offers {', '.join(self._available)}")
+        return names
+
+    def after_step(self, step, values, context):
+        if self._fetches is not None:
+            named = {**values, "global_step": step - 1}
+            results = tf.nest.map_structure(lambda fetch: named[_name_of(fetch)], self._fetches)
+            with registry.in_tf1_hook():
+                self.hook.after_run(self._context, SessionRunValues(results, None, None))
+        if self._context is not None and self._context.stop_requested:
+            context.request_stop()
+
+    def end(self, step, context):
+        with registry.in_tf1_hook():
+            self.hook.end(_NoSession())
+
+
+class SavingListenerAdapter(hooks_lib.Hook):
+    """Runs a TF1 CheckpointSaverListener as a saving listener (after_save(estimator,
+    step)) and, for its end, as a hook of the run. It hears the save of the
+    starting state too, as TF1's listeners did."""
+
+    hears_initial_save = True
+
+    def __init__(self, listener):
+        """Made when training starts: the listener begins before the first save."""
+        self.listener = listener
+        self.listener.begin()
+
+    def after_save(self, estimator, step):
+        self.listener.before_save(_NoSession(), step)
+        self.listener.after_save(_NoSession(), step)
+
+    def end(self, step, context):
+        self.listener.end(_NoSession(), step)
+
+
+def adapt_hooks(hooks):
+    """The hooks, each TF1 SessionRunHook (it has before_run) wrapped to run here."""
+    return [SessionRunHookAdapter(h) if hasattr(h, "before_run") and not isinstance(h, hooks_lib.Hook) else h
+            for h in hooks or ()]
+
+
+def adapt_listeners(listeners):
+    """The saving listeners, each TF1 CheckpointSaverListener (it has before_save) wrapped."""
+    return [SavingListenerAdapter(x) if hasattr(x, "before_save") else x for x in listeners or ()]
+
