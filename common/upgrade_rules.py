@@ -88,9 +88,8 @@ UNSUPPORTED = {
                                                 "hosts give TF_CONFIG workers (the mains' --sync)",
     "tf.train.SyncReplicasOptimizer": "towers already average gradients synchronously; for several hosts give "
                                       "TF_CONFIG workers (the mains' --sync)",
-    "tf.feature_column.": "feature columns are not supported; turn features into tensors in input_fn "
-                          "(tf.keras.layers preprocessing) and build Keras layers in model_fn",
-    "tf.compat.v1.feature_column.": "feature columns are not supported; turn features into tensors in input_fn",
+    "tf.keras.layers.DenseFeatures": "Keras 3 has no DenseFeatures; in model_fn call "
+                                     "tf.compat.v1.feature_column.input_layer(features, columns) instead",
     "tf.compat.v1.layers.": "this TF1 layer has no counterpart in common.tf1.layers; build the Keras layer "
                             "(tf.keras.layers...) inside model_fn",
     "tf.layers.": "this TF1 layer has no counterpart in common.tf1.layers; build the Keras layer inside model_fn",

@@ -122,3 +122,23 @@ def test_scalar_summaries_in_model_fn_are_logged_and_written(tmp_path):
     assert {"mean_logit", "loss_again"} <= set(written) and written["mean_logit"][-1][0] == 4
     with pytest.raises(NotImplementedError, match=r"summary.histogram\('w'\) inside model_fn is not supported"):
         summary.histogram("w", tf.zeros([2]))
+
+
+def test_numeric_feature_columns_feed_a_model_on_two_towers(tmp_path):
+    columns = [tf.feature_column.numeric_column("a", shape=(2,)), tf.feature_column.numeric_column("b", shape=(2,))]
+
+    def columns_fn(features, labels, mode):
+        net = tf.compat.v1.feature_column.input_layer(features, columns)
+        logits = layers.dense(layers.dense(net, 8, activation=tf.nn.relu), 3)
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.AdamOptimizer(0.05).minimize(loss))
+
+    features, labels = models.blobs(128)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"a": features[:, :2], "b": features[:, 2:]}, labels)).batch(32)
+
+    est = common.Estimator(columns_fn, str(tmp_path), config=common.RunConfig(device_plan=models.plan(2, "GPU")))
+    before = est.evaluate(input_fn)["loss"]
+    est.train(lambda: input_fn().repeat(), steps=30)
+    assert est.evaluate(input_fn)["loss"] < before / 3

@@ -86,13 +86,14 @@ def test_graph_mode_switches_are_commented_out_and_unmappable_names_refused_by_l
         head = tf.estimator.DNNClassifier(hidden_units=[3])
         sync = tf.compat.v1.train.SyncReplicasOptimizer(None, 2)
         cols = [tf.feature_column.numeric_column("x")]
+        dense = tf.keras.layers.DenseFeatures(cols)
         ''')
     assert new.splitlines()[1] == ("# tf.compat.v1.disable_eager_execution()  "
                                    "# removed by common.upgrade: this project runs TF2 eagerly")
     refused = [(c.line, c.message.split(":")[0]) for c in changes if c.refused]
     assert refused == [(4, "tf.compat.v1.disable_v2_behavior() must go"), (5, "tf.contrib.layers.flatten"),
                        (6, "tf.estimator.DNNClassifier"), (7, "tf.compat.v1.train.SyncReplicasOptimizer"),
-                       (8, "tf.feature_column.numeric_column")]
+                       (9, "tf.keras.layers.DenseFeatures")]  # feature columns themselves still run
     assert "canned estimators are not supported" in next(c.message for c in changes if c.line == 6)
 
 
