@@ -88,8 +88,12 @@ def named_state(global_step, model_variables, optimizer=None):
     named.update({t.name: t.variable for t in model_variables})
     if optimizer is not None:
         for variable in optimizer.variables:
-            path = variable.path.split("/", 1)[-1]
-            named[OPTIMIZER_PREFIX + path] = getattr(variable, "value", variable)
+            name = OPTIMIZER_PREFIX + variable.path.split("/", 1)[-1]
+            if name in named:
+                raise ValueError(
+                    f"two optimizer slots are both named {name!r}: two model variables share the Keras path it "
+                    "comes from (two modules holding layers of the same names?); give their layers distinct names")
+            named[name] = getattr(variable, "value", variable)
     return named
 
 

@@ -173,15 +173,16 @@ class ModelRegistry:
         """Every model variable with its stable name, in creation order: the
         modules' first, then the ones model_fn built itself ("model_fn/<path>")."""
         tracked, seen, names = [], set(), set()
-        owned = [(name, list(getattr(module, "variables", ()))) for name, module in self.modules.items()]
-        owned.append((checkpoints.MODEL_FN_SCOPE,
-                      [self.served.keras_variable(key) for key in self.served.variables]))
+        owned = [(module_name, [(checkpoints.module_variable_name(module_name, v), v)
+                                for v in getattr(module, "variables", ())])
+                 for module_name, module in self.modules.items()]
+        served = [self.served.keras_variable(key) for key in self.served.variables]
+        owned.append((checkpoints.MODEL_FN_SCOPE, [(v.path, v) for v in served]))  # path: "model_fn/<key>"
         for module_name, variables in owned:
-            for variable in variables:
+            for name, variable in variables:
                 inner = getattr(variable, "value", variable)
                 if not isinstance(inner, tf.Variable):
                     inner = variable
-                name = checkpoints.module_variable_name(module_name, variable)
                 if id(inner) in seen:
                     continue
                 if name in names:

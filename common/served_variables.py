@@ -26,6 +26,8 @@ from typing import Dict, Optional
 import keras
 import tensorflow as tf
 
+from common import checkpoints
+
 _ACTIVE_CALL = contextvars.ContextVar("common_model_fn_call", default=None)
 
 
@@ -79,11 +81,12 @@ def _path_here(name):
 
 
 def _keras_wrapper(key, variable):
-    """A Keras variable over `variable` whose path is `key`: what the optimizer
-    is built on (its slot names come from the path) and what a compiled
+    """A Keras variable over `variable` whose path is "model_fn/<key>", its
+    checkpoint name: what the optimizer is built on (its slot names come from
+    the path, so they cannot clash with a module's) and what a compiled
     tower's state mapping is keyed by."""
     from keras.src.backend.common import global_state
-    *scopes, name = key.split("/")
+    *scopes, name = [checkpoints.MODEL_FN_SCOPE] + key.split("/")
     stateless = global_state.get_global_attribute("stateless_scope")
     global_state.set_global_attribute("stateless_scope", None)  # a wrapper is made, not deferred
     with contextlib.ExitStack() as stack:

@@ -1,0 +1,149 @@
+"""The TF 2.x-era programs of tests/programs, upgraded by the command and trained
+here: the numbers are tf.estimator's (TensorFlow 2.15.1, tensorflow-estimator
+2.15.0, Keras 2.15; recorded from the same files, unchanged, and kept in
+tests/data/tf215_reference.json)."""
+
+import importlib.util
+import json
+import os
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import common
+from common import upgrade_rules
+from tests import models
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(HERE, "data", "tf215_reference.json")) as _f:
+    REFERENCE = json.load(_f)
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory):
+    """Each program, upgraded by the command's rules (nothing refused, nothing edited by hand), imported."""
+    folder = tmp_path_factory.mktemp("upgraded")
+    loaded = {}
+    for name in ("tf2_sequential", "tf2_keras_model", "tf2_mirrored"):
+        with open(os.path.join(HERE, "programs", f"{name}.py")) as f:
+            source, changes = upgrade_rules.upgrade_source(f.read())
+        assert [c.message for c in changes if c.refused] == []
+        path = folder / f"{name}.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location(f"upgraded_{name}", path)
+        loaded[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loaded[name])
+    return loaded
+
+
+def _values(est):
+    return {name: variable.numpy() for name, variable in est._model.named_state(True).items()}
+
+
+def _assert_matches(ours, theirs, names):
+    for our_name, their_name in names.items():
+        np.testing.assert_allclose(ours[our_name], np.array(theirs[their_name]), rtol=2e-5, atol=2e-6,
+                                   err_msg=f"{our_name} vs tf.estimator's {their_name}")
+
+
+SEQUENTIAL_NAMES = {  # ours -> tf.estimator's checkpoint names
+    "model_fn/sequential/dense/kernel": "dense/kernel", "model_fn/sequential/dense/bias": "dense/bias",
+    "model_fn/sequential/batch_normalization/gamma": "batch_normalization/gamma",
+    "model_fn/sequential/batch_normalization/beta": "batch_normalization/beta",
+    "model_fn/sequential/dense_1/kernel": "dense_1/kernel", "model_fn/sequential/dense_1/bias": "dense_1/bias",
+    "optimizer/model_fn_sequential_dense_kernel_momentum": "dense/kernel/Momentum",
+    "optimizer/model_fn_sequential_dense_1_kernel_momentum": "dense_1/kernel/Momentum",
+    "optimizer/model_fn_sequential_batch_normalization_gamma_momentum": "batch_normalization/gamma/Momentum",
+}
+
+
+def test_the_sequential_program_trains_as_tf_estimator_trained_it(programs, tmp_path):
+    program = programs["tf2_sequential"]
+    est = program.main(str(tmp_path))  # train_and_evaluate, then the placeholder-receiver export
+    ours, theirs = _values(est), REFERENCE["tf2_sequential"]["variables"]
+    assert ours["global_step"] == 6
+    _assert_matches(ours, theirs, SEQUENTIAL_NAMES)
+
+    # tf.estimator never moved the batch-norm statistics (the train_op did not group model.updates):
+    # with ours set back to 0 and 1, our weights give its eval results
+    features, labels = program.blobs()
+    hidden = np.maximum(features @ ours["model_fn/sequential/dense/kernel"] + ours["model_fn/sequential/dense/bias"], 0)
+    normalized = hidden / np.sqrt(1 + 1e-3) * ours["model_fn/sequential/batch_normalization/gamma"] \
+        + ours["model_fn/sequential/batch_normalization/beta"]
+    logits = normalized @ ours["model_fn/sequential/dense_1/kernel"] + ours["model_fn/sequential/dense_1/bias"]
+    assert np.mean(np.argmax(logits, 1) == labels) == REFERENCE["tf2_sequential"]["eval"]["accuracy"]
+    assert not np.allclose(ours["model_fn/sequential/batch_normalization/moving_mean"], 0)  # ours moved
+
+    export_dir = os.path.join(tmp_path, "export", os.listdir(os.path.join(tmp_path, "export"))[0])
+    served = tf.saved_model.load(export_dir).signatures["serving_default"](x=tf.constant(features[:4]))
+    predicted = [p["probabilities"] for p in est.predict(
+        lambda: tf.data.Dataset.from_tensor_slices({"x": features[:4]}).batch(4))]
+    np.testing.assert_allclose(served["probabilities"].numpy(), predicted, rtol=1e-5)
+
+
+@pytest.mark.parametrize("strategy", ["CPU", "GPU"])
+def test_the_sequential_program_on_two_towers_learns_resumes_and_serves(programs, tmp_path, strategy):
+    program = programs["tf2_sequential"]
+    mode = common.ModeKeys
+
+    def config():
+        return common.RunConfig(tf_random_seed=1, save_checkpoints_steps=4, device_plan=models.plan(2, strategy))
+
+    est = program.make_estimator(str(tmp_path), dropout=0.2, config=config())
+    before = est.evaluate(lambda: program.input_fn(mode.EVAL))
+    est.train(lambda: program.input_fn(mode.TRAIN), steps=8)
+    after = est.evaluate(lambda: program.input_fn(mode.EVAL))
+    assert after["loss"] < before["loss"] * 0.7 and after["accuracy"] > before["accuracy"]
+    resumed = program.make_estimator(str(tmp_path), dropout=0.2, config=config())
+    assert resumed.evaluate(lambda: program.input_fn(mode.EVAL)) == pytest.approx(after)
+    resumed.train(lambda: program.input_fn(mode.TRAIN), steps=4)
+    assert resumed.latest_checkpoint().endswith("model.ckpt-12")
+    features, _ = program.blobs()
+    export_dir = resumed.export_saved_model(str(tmp_path / "export"), program.serving_input_receiver_fn)
+    served = tf.saved_model.load(export_dir).signatures["serving_default"](x=tf.constant(features[:6]))
+    predicted = [p["classes"] for p in resumed.predict(lambda: program.input_fn(mode.PREDICT, batch_size=6))][:6]
+    np.testing.assert_array_equal(served["classes"].numpy(), predicted)
+
+
+KERAS_NAMES = {
+    "keras_model/dense/kernel": "layer_with_weights-0/kernel", "keras_model/dense/bias": "layer_with_weights-0/bias",
+    "keras_model/probabilities/kernel": "layer_with_weights-1/kernel",
+    "keras_model/probabilities/bias": "layer_with_weights-1/bias",
+    "optimizer/dense_kernel_momentum": "layer_with_weights-0/kernel/.OPTIMIZER_SLOT/optimizer/momentum",
+}
+
+
+@pytest.mark.parametrize("towers,strategy", [(1, "CPU"), (2, "GPU")])
+def test_the_keras_model_program_trains_as_model_to_estimator_trained_it(programs, tmp_path, towers, strategy):
+    program = programs["tf2_keras_model"]
+    if towers == 1:
+        est, results = program.main(str(tmp_path))
+    else:
+        est = program.make_estimator(str(tmp_path), config=common.RunConfig(device_plan=models.plan(towers, strategy)))
+        est.train(lambda: program.input_fn(True), steps=8)
+        results = est.evaluate(lambda: program.input_fn(False))
+    reference = REFERENCE["tf2_keras_model"]
+    assert results["global_step"] == 8 and results["accuracy"] == pytest.approx(reference["eval"]["accuracy"])
+    assert results["loss"] == pytest.approx(reference["eval"]["loss"], rel=1e-5)
+    _assert_matches(_values(est), reference["variables"], KERAS_NAMES)
+
+
+MIRRORED_NAMES = {
+    "model_fn/sequential/conv2d/kernel": "conv2d/kernel", "model_fn/sequential/conv2d/bias": "conv2d/bias",
+    "model_fn/sequential/dense/kernel": "dense/kernel", "model_fn/sequential/dense/bias": "dense/bias",
+}
+
+
+@pytest.mark.parametrize("devices", [["/cpu:0", "/cpu:1"], ["/cpu:0"]])
+def test_the_mirrored_program_trains_as_tf_estimator_under_the_strategy(programs, tmp_path, devices):
+    """Under tf.estimator each replica took its own batch of 8 (16 examples a step on two) and the
+    gradients were averaged; the weights after 10 steps are its, on one replica and on two."""
+    program = programs["tf2_mirrored"]
+    est = program.main(str(tmp_path), devices=devices)
+    reference = REFERENCE["tf2_mirrored"][str(len(devices))]
+    ours = _values(est)
+    assert ours["global_step"] == 10
+    _assert_matches(ours, reference["variables"], MIRRORED_NAMES)
+    results = est.evaluate(lambda: program.input_fn(common.ModeKeys.EVAL))
+    assert results["loss"] == pytest.approx(reference["eval"]["loss"], rel=1e-5)
