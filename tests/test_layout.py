@@ -1,4 +1,4 @@
-"""The framework's shape: no import cycles in common/, no module leaning on most of the others."""
+"""The framework's shape: no import cycles in common/, no module (or subpackage) leaning on most of the others."""
 
 import ast
 import os
@@ -6,20 +6,30 @@ import os
 COMMON = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common")
 
 
+def _sources(node):
+    """The source files of a node of common/: a module, or every file of a subpackage."""
+    path = os.path.join(COMMON, node)
+    if os.path.isdir(path):
+        return [os.path.join(path, name) for name in sorted(os.listdir(path)) if name.endswith(".py")]
+    return [path + ".py"]
+
+
 def sibling_imports():
-    """{module: set of common modules it imports} for every module of common/ but __init__."""
-    modules = {name[:-3] for name in os.listdir(COMMON) if name.endswith(".py") and name != "__init__.py"}
+    """{node: set of nodes it imports} for every module and subpackage (tf1) of common/ but __init__."""
+    nodes = {name[:-3] for name in os.listdir(COMMON) if name.endswith(".py") and name != "__init__.py"}
+    nodes |= {name for name in os.listdir(COMMON) if os.path.isfile(os.path.join(COMMON, name, "__init__.py"))}
     graph = {}
-    for module in modules:
-        with open(os.path.join(COMMON, module + ".py"), encoding="utf-8") as source:
-            tree = ast.parse(source.read())
+    for node in nodes:
         found = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module == "common":
-                found.update(alias.name for alias in node.names if alias.name in modules)
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("common."):
-                found.add(node.module.split(".")[1])
-        graph[module] = found - {module}
+        for source_path in _sources(node):
+            with open(source_path, encoding="utf-8") as source:
+                tree = ast.parse(source.read())
+            for ast_node in ast.walk(tree):
+                if isinstance(ast_node, ast.ImportFrom) and ast_node.module == "common":
+                    found.update(alias.name for alias in ast_node.names if alias.name in nodes)
+                elif isinstance(ast_node, ast.ImportFrom) and (ast_node.module or "").startswith("common."):
+                    found.add(ast_node.module.split(".")[1])
+        graph[node] = found - {node}
     return graph
 
 
