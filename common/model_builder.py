@@ -125,16 +125,30 @@ class ModelBuilder:
                 specs.append(self.call(features, labels, mode, building=first and not specs))
 
         try:
-            tf.function(trace).get_concrete_function(*input_signature)
+            traced = tf.function(trace).get_concrete_function(*input_signature)
         finally:
             if first:
                 self.model_variables = self.registry.tracked_variables()
                 self._log_placement()
+        if mode == ModeKeys.TRAIN:
+            self._refuse_untracked(traced.trainable_variables)
         info = ProbeInfo.from_spec(specs[0], mode)
         if mode == ModeKeys.TRAIN:
             self._build_optimizer(specs[0].optimizer)
         self._probes[mode] = info
         return info
+
+    def _refuse_untracked(self, read_variables):
+        """ValueError naming each trainable variable model_fn reads that no module,
+        served store or optimizer holds (one made outside model_fn): nothing would
+        train it or save it, silently."""
+        tracked = {t.variable.ref() for t in self.model_variables}
+        untracked = [v.name for v in read_variables if v.ref() not in tracked]
+        if untracked:
+            raise ValueError(
+                f"model_fn reads the trainable variable{'s' if len(untracked) > 1 else ''} {', '.join(untracked)}, "
+                "made outside model_fn: no optimizer would train it and no checkpoint would hold it. Create it "
+                "inside model_fn (or in a common.get_module factory), or make it trainable=False")
 
     def _log_placement(self):
         if not self._balancer:

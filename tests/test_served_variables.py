@@ -1,5 +1,7 @@
 """Keras layers and metrics built inside model_fn, as TF 2.x estimator code did."""
 
+import os
+
 import keras
 import numpy as np
 import pytest
@@ -151,3 +153,17 @@ def test_a_module_that_is_a_list_of_layers_still_trains_and_is_saved(tmp_path):
     assert est.evaluate(models.eval_input(FEATURES, LABELS, 64))["loss"] < before / 2
     saved = checkpoints.variable_shapes(tf.train.latest_checkpoint(str(tmp_path)))
     assert saved["model_fn/dense/kernel"] == [4, 8] and saved["model_fn/dense_1/kernel"] == [8, 3]
+
+
+def test_a_trainable_variable_made_outside_model_fn_is_refused_by_name(tmp_path):
+    outside = tf.Variable(tf.ones([4, 3]), name="made_outside")
+
+    def capturing_fn(features, labels, mode):
+        logits = tf.matmul(features, outside)
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+        return common.EstimatorSpec(mode, loss=loss, optimizer=common.get_optimizer(keras.optimizers.SGD))
+
+    est = common.Estimator(capturing_fn, str(tmp_path))
+    with pytest.raises(ValueError, match="model_fn reads the trainable variable made_outside:0, made outside model_fn"):
+        est.train(models.train_input(FEATURES, LABELS, 32), steps=1)
+    assert not os.path.exists(tmp_path / "checkpoint")

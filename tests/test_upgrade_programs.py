@@ -114,7 +114,7 @@ KERAS_NAMES = {
 }
 
 
-@pytest.mark.parametrize("towers,strategy", [(1, "CPU"), (2, "GPU")])
+@pytest.mark.parametrize("towers,strategy", [(1, "CPU"), (2, "CPU"), (2, "GPU")])
 def test_the_keras_model_program_trains_as_model_to_estimator_trained_it(programs, tmp_path, towers, strategy):
     program = programs["tf2_keras_model"]
     if towers == 1:
