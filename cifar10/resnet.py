@@ -7,14 +7,14 @@ average-pool to the new size and zero-pad the channels. Convolutions with
 stride 2 pad explicitly (1 pixel each side) before a VALID convolution, as
 the official model_base did. Inputs are HWC images in [0, 255]; the model
 scales them to x/128 - 1 and transposes to NCHW itself when asked. Batch
-norm is the fused kernel (cifar10.fused_batch_norm), as the official
+norm is the fused kernel (common.fused_batch_norm), as the official
 example's fused=True.
 """
 
 import keras
 import tensorflow as tf
 
-from cifar10.fused_batch_norm import FusedBatchNormalization
+from common.fused_batch_norm import FusedBatchNormalization
 
 layers = keras.layers
 FILTERS = (16, 32, 64)

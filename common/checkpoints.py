@@ -87,7 +87,10 @@ def named_state(global_step, model_variables, optimizer=None):
     named = {GLOBAL_STEP: global_step}
     named.update({t.name: t.variable for t in model_variables})
     if optimizer is not None:
+        shadows = _unused_by_loss_scaling(optimizer)
         for variable in optimizer.variables:
+            if id(variable) in shadows:
+                continue
             name = OPTIMIZER_PREFIX + variable.path.split("/", 1)[-1]
             if name in named:
                 raise ValueError(
@@ -95,6 +98,17 @@ def named_state(global_step, model_variables, optimizer=None):
                     "comes from (two modules holding layers of the same names?); give their layers distinct names")
             named[name] = getattr(variable, "value", variable)
     return named
+
+
+def _unused_by_loss_scaling(optimizer):
+    """ids of a LossScaleOptimizer's own iteration and learning-rate variables:
+    Keras reads its inner optimizer's instead, whose state holds those names."""
+    inner = getattr(optimizer, "inner_optimizer", None)
+    if inner is None:
+        return set()
+    inner_ids = {id(v) for v in inner.variables}
+    return {id(v) for v in optimizer.variables
+            if id(v) not in inner_ids and v.path.split("/", 1)[-1] in ("iteration", "learning_rate")}
 
 
 def resolve(path, what="checkpoint"):

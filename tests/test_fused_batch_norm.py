@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from cifar10.fused_batch_norm import FusedBatchNormalization
+from common.fused_batch_norm import FusedBatchNormalization
 
 
 @pytest.mark.parametrize("training", [True, False])

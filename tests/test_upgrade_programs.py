@@ -1,5 +1,5 @@
-"""The TF 2.x-era programs of tests/programs, upgraded by the command and trained
-here: the numbers are tf.estimator's (TensorFlow 2.15.1, tensorflow-estimator
+"""The estimator programs of tests/programs (TF 2.x era, and a TF1 tf.layers one),
+upgraded by the command and trained here: the numbers are tf.estimator's (TensorFlow 2.15.1, tensorflow-estimator
 2.15.0, Keras 2.15; recorded from the same files, unchanged, and kept in
 tests/data/tf215_reference.json)."""
 
@@ -25,7 +25,7 @@ def programs(tmp_path_factory):
     """Each program, upgraded by the command's rules (nothing refused, nothing edited by hand), imported."""
     folder = tmp_path_factory.mktemp("upgraded")
     loaded = {}
-    for name in ("tf2_sequential", "tf2_keras_model", "tf2_mirrored"):
+    for name in ("tf2_sequential", "tf2_keras_model", "tf2_mirrored", "tf1_layers_cnn"):
         with open(os.path.join(HERE, "programs", f"{name}.py")) as f:
             source, changes = upgrade_rules.upgrade_source(f.read())
         assert [c.message for c in changes if c.refused] == []
@@ -147,3 +147,33 @@ def test_the_mirrored_program_trains_as_tf_estimator_under_the_strategy(programs
     _assert_matches(ours, reference["variables"], MIRRORED_NAMES)
     results = est.evaluate(lambda: program.input_fn(common.ModeKeys.EVAL))
     assert results["loss"] == pytest.approx(reference["eval"]["loss"], rel=1e-5)
+
+
+TF1_CNN_NAMES = {f"model_fn/{name}": name for name in (
+    "conv2d/kernel", "conv2d/bias", "batch_normalization/gamma", "batch_normalization/beta",
+    "batch_normalization/moving_mean", "batch_normalization/moving_variance", "logits/kernel", "logits/bias")}
+TF1_CNN_NAMES["optimizer/model_fn_conv2d_kernel_momentum"] = "conv2d/kernel/Momentum"
+TF1_CNN_NAMES["optimizer/model_fn_logits_bias_momentum"] = "logits/bias/Momentum"
+
+
+def test_the_tf1_layers_program_trains_as_tf_estimator_trained_it(programs, tmp_path):
+    """tf.layers with fused batch norm, TF1 metrics and a scalar summary in model_fn, momentum through a
+    learning-rate drop, a SessionRunHook that fetches "loss:0" and the global step and stops training."""
+    est, seen, results = programs["tf1_layers_cnn"].main(str(tmp_path))
+    reference = REFERENCE["tf1_layers_cnn"]
+    assert [step for step, _ in seen] == [step for step, _ in reference["seen"]] == [0, 1, 2, 3, 4, 5]
+    assert [loss for _, loss in seen] == pytest.approx([loss for _, loss in reference["seen"]], rel=2e-5)
+    _assert_matches(_values(est), reference["variables"], TF1_CNN_NAMES)
+    assert results["accuracy"] == reference["eval"]["accuracy"] and results["auc"] == reference["eval"]["auc"]
+    assert results["loss"] == pytest.approx(reference["eval"]["loss"], rel=1e-5)
+
+
+@pytest.mark.parametrize("strategy", ["CPU", "GPU"])
+def test_the_tf1_layers_program_on_two_towers_learns_and_resumes(programs, tmp_path, strategy):
+    program = programs["tf1_layers_cnn"]
+    config = common.RunConfig(save_checkpoints_steps=3, device_plan=models.plan(2, strategy))
+    est, seen, _ = program.main(str(tmp_path), config=config)
+    assert [step for step, _ in seen] == [0, 1, 2, 3, 4, 5] and seen[-1][1] < seen[0][1]
+    resumed, more, _ = program.main(str(tmp_path), config=config)
+    assert [step for step, _ in more] == [6, 7, 8, 9, 10, 11]
+    assert len(list(resumed.predict(lambda: program.input_fn(common.ModeKeys.PREDICT)))) == 64

@@ -1,7 +1,9 @@
 """tf.compat.v1.layers inside model_fn, which Keras 3 no longer offers.
 
 Each function builds the Keras layer TF1's built (same defaults: TF1's batch
-norm momentum 0.99 and epsilon 0.001, glorot-uniform kernels) and calls it.
+norm momentum 0.99 and epsilon 0.001, glorot-uniform kernels; on 4-D inputs
+TF1's fused kernel, whose moving variance takes the Bessel-corrected batch
+variance) and calls it.
 Built on every call of model_fn, its variables are created by the first
 call and served to every later one (common.served_variables), so towers and
 modes share them as variable scopes made them share; batch-norm statistics
@@ -11,6 +13,12 @@ and call it twice.
 """
 
 import keras
+
+from common.fused_batch_norm import FusedBatchNormalization
+
+
+class BatchNormalization(FusedBatchNormalization):
+    """TF1's batch norm layer, named as TF1 named it ("batch_normalization", "batch_normalization_1", ...)."""
 
 
 def _check(name, reuse, regularizers=()):
@@ -62,8 +70,8 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=0.001, center=Tr
     if renorm or virtual_batch_size or adjustment:
         raise NotImplementedError(f"tf1.layers.batch_normalization (layer {name!r}): renorm, virtual_batch_size "
                                   "and adjustment are not supported")
-    return keras.layers.BatchNormalization(
-        axis=axis, momentum=momentum, epsilon=epsilon, center=center, scale=scale,
+    return BatchNormalization(
+        unbiased_moving_variance=True, axis=axis, momentum=momentum, epsilon=epsilon, center=center, scale=scale,
         beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
         moving_mean_initializer=moving_mean_initializer, moving_variance_initializer=moving_variance_initializer,
         beta_constraint=beta_constraint, gamma_constraint=gamma_constraint, trainable=trainable,

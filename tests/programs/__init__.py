@@ -1,4 +1,4 @@
-"""Estimator programs written as their owners wrote them for tf.estimator (TF 2.x era).
+"""Estimator programs written as their owners wrote them for tf.estimator (TF 2.x era, and a TF1 one).
 
 They are not imported by the tests as they are: tests/test_upgrade_programs.py
 runs each through `python -m common.upgrade` first, then trains the result.

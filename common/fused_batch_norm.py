@@ -6,7 +6,9 @@ kernel does it in one (oneDNN on CPU, cuDNN on GPU). Same variables, same
 moving-statistics rule (biased batch variance, as Keras), same checkpoint
 names: a drop-in for 4-D inputs (float32, or float16 / bfloat16 activations
 with float32 statistics under mixed precision); anything else falls back to
-Keras.
+Keras. unbiased_moving_variance=True moves the variance by the kernel's
+Bessel-corrected batch variance instead, as TF1's fused batch norm
+(tf.compat.v1.layers.batch_normalization) did.
 """
 
 import keras
@@ -15,6 +17,10 @@ import tensorflow as tf
 
 class FusedBatchNormalization(keras.layers.BatchNormalization):
     """keras.layers.BatchNormalization with the fused kernel for NHWC / NCHW inputs."""
+
+    def __init__(self, *args, unbiased_moving_variance=False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.unbiased_moving_variance = unbiased_moving_variance
 
     def _fusable(self, inputs, mask):
         axis = self.axis if isinstance(self.axis, int) else None
@@ -33,7 +39,7 @@ class FusedBatchNormalization(keras.layers.BatchNormalization):
                 epsilon=self.epsilon, data_format=data_format, is_training=True)
             shape = tf.shape(inputs)
             count = tf.cast(tf.size(inputs) // shape[self.axis], tf.float32)
-            variance = unbiased_variance * (count - 1.0) / count
+            variance = unbiased_variance if self.unbiased_moving_variance else unbiased_variance * (count - 1.0) / count
             self.moving_mean.assign(self.moving_mean * self.momentum + mean * (1.0 - self.momentum))
             self.moving_variance.assign(
                 self.moving_variance * self.momentum + variance * (1.0 - self.momentum))
@@ -42,3 +48,6 @@ class FusedBatchNormalization(keras.layers.BatchNormalization):
             x=inputs, scale=self.gamma, offset=self.beta, mean=self.moving_mean, variance=self.moving_variance,
             epsilon=self.epsilon, data_format=data_format, is_training=False)
         return outputs
+
+    def get_config(self):
+        return {**super().get_config(), "unbiased_moving_variance": self.unbiased_moving_variance}
