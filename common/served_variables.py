@@ -230,7 +230,3 @@ class TowerStateScope(keras.StatelessScope):
         made = {id(v) for v in self._made_here}
         waiting = global_state.get_global_attribute("uninitialized_variables") or []
         global_state.set_global_attribute("uninitialized_variables", [v for v in waiting if id(v) not in made])
-
-
-def active_call():
-    return _ACTIVE_CALL.get()
