@@ -46,8 +46,7 @@ class ProbeInfo:
                 f"{name}/{part}" for name, m in spec.eval_metric_ops.items() for part in metrics.totals_of(m)),
             predictions_dict=isinstance(spec.predictions, dict),
             hooks=tuple(hooks),
-            keras_metrics=tuple(metrics.stateful(m) for m in spec.eval_metric_ops.values()
-                                if metrics.stateful(m) is not None),
+            keras_metrics=tuple(m for m in map(metrics.stateful, spec.eval_metric_ops.values()) if m is not None),
             export_outputs=None if spec.export_outputs is None else {
                 key: type(output) for key, output in spec.export_outputs.items()})
 

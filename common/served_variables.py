@@ -152,19 +152,20 @@ class ModelFnCall:
 
     def key(self, name):
         """The call-unique key of a variable named `name` created here and now."""
-        base = _path_here((name or "Variable").split(":")[0])
-        count = self._used[base]
-        self._used[base] += 1
-        return base if count == 0 else f"{base}_{count}"
+        return self._unique(_path_here((name or "Variable").split(":")[0]))
+
+    def _unique(self, path):
+        """`path`, or "<path>_<n>" when this call already gave it out n times."""
+        count = self._used[path]
+        self._used[path] += 1
+        return path if count == 0 else f"{path}_{count}"
 
     def match_deferred(self, variable):
         """The key of the served model variable a deferred Keras variable stands
         for; None for other state (a metric's, updated in a train tower, where
         nothing reads it), which then reads as its initial value."""
         if id(variable) not in self._deferred:
-            count = self._used[variable.path]
-            self._used[variable.path] += 1
-            key = variable.path if count == 0 else f"{variable.path}_{count}"
+            key = self._unique(variable.path)
             if key not in self.model.variables and variable.trainable:
                 self.model.serve(key, variable.shape, variable.dtype)  # raises, naming it
             self._deferred[id(variable)] = key if key in self.model.variables else None

@@ -209,15 +209,16 @@ def upgrade_source(source):
     return new_source, sorted(imports + changes, key=lambda c: (c.line, c.column))
 
 
+def _offset_of(source):
+    """(row, col) of a token in `source` -> its offset in the string."""
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return lambda position: starts[position[0] - 1] + position[1]
+
+
 def _apply(source, edits):
-    lines = source.splitlines(keepends=True)
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
-
-    def offset(position):
-        return offsets[position[0] - 1] + position[1]
-
+    offset = _offset_of(source)
     text = source
     for start, end, replacement in sorted(edits, key=lambda e: (offset(e[0]), offset(e[1])), reverse=True):
         text = text[:offset(start)] + replacement + text[offset(end):]
@@ -233,7 +234,7 @@ def _modules_for(new_names):
     needed = []
     for module in ("common", "common.hooks", "common.tf1.layers", "common.tf1.metrics",
                    "common.tf1.session_run_hook", "common.tf1.summary", "common.tf1.train"):
-        if any(name.startswith(module + ".") for name in new_names) and module not in needed:
+        if any(name.startswith(module + ".") for name in new_names):
             needed.append(module)
     return needed
 
@@ -253,26 +254,21 @@ def _add_imports(source, modules):
 
 def _after_docstring_and_future(source):
     """The offset after a module docstring and `from __future__` imports."""
+    offset = _offset_of(source)
+
+    def end_of_line(position):
+        newline = source.find("\n", offset(position))
+        return len(source) if newline < 0 else newline + 1
+
     at = 0
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.ENCODING):
             continue
         if token.type == tokenize.STRING and at == 0:
-            at = _end_of_line(source, token.end)
+            at = end_of_line(token.end)
             continue
-        if token.string == "from" and source[_line_offset(source, token.start):].startswith("from __future__"):
-            at = _end_of_line(source, token.start)
+        if token.string == "from" and source[offset(token.start):].startswith("from __future__"):
+            at = end_of_line(token.start)
             continue
         break
     return at
-
-
-def _line_offset(source, position):
-    lines = source.splitlines(keepends=True)
-    return sum(len(line) for line in lines[:position[0] - 1]) + position[1]
-
-
-def _end_of_line(source, position):
-    offset = _line_offset(source, position)
-    newline = source.find("\n", offset)
-    return len(source) if newline < 0 else newline + 1
