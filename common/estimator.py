@@ -236,9 +236,25 @@ class Estimator:
 
         values = ("loss", "learning_rate") + info.scalars
         loop = self._train_loop(values)
+
+        def run_steps(count, wanted):
+            """`count` steps; when hooks want tensors of model_fn's graph, the last runs alone to fetch them."""
+            named = tuple(sorted(set(wanted) - set(values)))
+            if not named:
+                return self._run_in_scope(loop, iterator, tf.constant(count, tf.int32))
+            ran, exhausted, outputs = 0, False, {}
+            if count > 1:
+                ran, exhausted, outputs = self._run_in_scope(loop, iterator, tf.constant(count - 1, tf.int32))
+                if bool(exhausted) or int(ran) < count - 1:
+                    return ran, exhausted, outputs
+            last_ran, last_exhausted, last_outputs = self._run_in_scope(self._fetching_step(named), iterator)
+            if not last_ran:
+                return ran, True, outputs
+            return int(ran) + 1, last_exhausted, last_outputs
+
         writer = tf.summary.create_file_writer(self._store.model_dir)
         context = hooks_lib.RunContext(self._store.model_dir, values + ("global_step",), start, writer, save,
-                                       self._store.latest)
+                                       self._store.latest, info.graph_tensors)
         try:
             with signals.StopRequests() as stop_requests:
                 all_hooks = (self._default_hooks(steps, max_steps) + _user_hooks(hooks, info)
@@ -246,9 +262,8 @@ class Estimator:
                                                               self._config.save_checkpoints_secs)]
                              + [x for x in listeners if isinstance(x, hooks_lib.Hook)]  # TF1 listeners' begin/end
                              + [signals.StopOnSignalHook(stop_requests)])
-                final_loss = train_loop.run(
-                    lambda count: self._run_in_scope(loop, iterator, tf.constant(count, tf.int32)),
-                    lambda: int(self._model.global_step.numpy()), all_hooks, context, self._config.steps_per_loop)
+                final_loss = train_loop.run(run_steps, lambda: int(self._model.global_step.numpy()), all_hooks,
+                                            context, self._config.steps_per_loop)
         finally:
             writer.close()
         logging.info("Loss for final step: %s.", final_loss)
@@ -260,6 +275,15 @@ class Estimator:
             self._loops["train"] = loops.make_train_loop(
                 lambda batch: self._step.train_step(batch, train_variables), values, self._step.compiles_whole_step)
         return self._loops["train"]
+
+    def _fetching_step(self, named):
+        """One train step that also returns the tensors model_fn named `named`."""
+        key = ("fetch", named)
+        if key not in self._loops:
+            train_variables = self._model.train_variables
+            self._loops[key] = loops.make_fetching_step(
+                lambda batch: self._step.train_step(batch, train_variables, named), self._step.compiles_whole_step)
+        return self._loops[key]
 
     # ------------------------------------------------------------------ eval
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):

@@ -13,7 +13,12 @@ at loop boundaries:
   end(step, context)          once, after a run that ended normally
 
 Values a train step offers: "loss" and "learning_rate" (means over towers),
-"global_step", and every name in the model_fn's EstimatorSpec.scalars.
+"global_step", every name in the model_fn's EstimatorSpec.scalars, and any
+tensor model_fn named in its graph (`tf.identity(t, name="probabilities")`,
+asked for as "probabilities" or "probabilities:0", or as the tensor itself):
+over towers a floating scalar is the towers' mean, any other tensor the
+towers' values concatenated along the first (batch) axis, tower 0's for a
+scalar that is not floating.
 """
 
 import math
@@ -39,14 +44,34 @@ class NanLossDuringTrainingError(RuntimeError):
         self.step = step
 
 
+def value_name(fetch):
+    """The name a hook asks for a value by: a string (a trailing ":0" dropped),
+    a tensor of model_fn's graph (its name), or the global-step variable."""
+    if isinstance(fetch, str):
+        return fetch[:-2] if fetch.endswith(":0") else fetch
+    if isinstance(fetch, tf.Variable) and fetch.name.split(":")[0] == "global_step":
+        return "global_step"
+    if isinstance(fetch, tf.Tensor) and hasattr(fetch, "graph"):  # a symbolic tensor (eager ones have no graph)
+        return value_name(fetch.name)
+    raise ValueError(
+        f"{fetch!r}: a hook asks for a value by name (\"loss\", \"learning_rate\", \"global_step\", a spec "
+        "scalar, a summary written in model_fn, or a tensor model_fn named with tf.identity(t, name=...)), "
+        "or as that tensor, or as the global-step variable")
+
+
 class RunContext:
-    """What a hook may see and do during a run."""
+    """What a hook may see and do during a run.
+
+    available_values: the names every step offers; graph_tensors: the names of
+    tensors in model_fn's graph, which a step offers when a hook asks.
+    """
 
     def __init__(self, model_dir, available_values, start_step=0, summary_writer=None,
-                 save_checkpoint=None, latest_checkpoint=None):
+                 save_checkpoint=None, latest_checkpoint=None, graph_tensors=()):
         self.model_dir = model_dir
         self.start_step = start_step
         self.available_values = tuple(available_values)
+        self.graph_tensors = frozenset(graph_tensors)
         self.summary_writer = summary_writer
         self._save_checkpoint = save_checkpoint
         self._latest_checkpoint = latest_checkpoint
@@ -54,6 +79,15 @@ class RunContext:
 
     def request_stop(self):
         self.stop_requested = True
+
+    def check_offered(self, names, asker):
+        """ValueError naming each of `names` that no step offers."""
+        missing = sorted(n for n in set(names) - set(self.available_values)
+                         if n.split(":")[0] not in self.graph_tensors)
+        if missing:
+            named = "; or a tensor model_fn names with tf.identity(t, name=...)" if self.graph_tensors else ""
+            raise ValueError(f"{asker} asks for {', '.join(missing)}, which the step does not offer; it offers "
+                             f"{', '.join(self.available_values)}{named}")
 
     def save_checkpoint(self, step, initial=False):
         """Saves a checkpoint; `initial` (the state before any step of this run)
@@ -134,7 +168,8 @@ class _RateHook(_PeriodicHook):
 class LoggingTensorHook(_PeriodicHook):
     """Logs named step values: "loss = 0.31, learning_rate = 0.1, step = 100 (4.2 sec)".
 
-    tensors: a list of value names, or a dict label -> value name.
+    tensors: a list of values, or a dict label -> value, each value as
+    value_name() reads it.
     """
 
     first = True
@@ -142,16 +177,11 @@ class LoggingTensorHook(_PeriodicHook):
     def __init__(self, tensors, every_n_iter=None, every_n_secs=None, clock=time.time):
         super().__init__(every_n_iter, every_n_secs, clock)
         if not isinstance(tensors, dict):
-            tensors = {name: name for name in tensors}
-        self._tensors = dict(tensors)
+            tensors = {value_name(t): t for t in tensors}
+        self._tensors = {label: value_name(t) for label, t in tensors.items()}
 
     def begin(self, context):
-        missing = sorted(set(self._tensors.values()) - set(context.available_values))
-        if missing:
-            raise ValueError(
-                f"LoggingTensorHook asks for {missing}; the step offers "
-                f"{sorted(context.available_values)}"
-            )
+        context.check_offered(self._tensors.values(), "LoggingTensorHook")
 
     def before_step(self, step):
         return tuple(self._tensors.values())

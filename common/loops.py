@@ -35,6 +35,21 @@ def make_train_loop(step_fn, value_names, jit_compile=False):
     return loop
 
 
+def make_fetching_step(step_fn, jit_compile=False):
+    """fetch(iterator) -> (steps_run, exhausted, values): one step whose values
+    may be any tensors (a loop carries only the float32 scalars of
+    make_train_loop), for a step at which a hook asks for model_fn's tensors."""
+    step = tf.function(lambda iterator: step_fn(iterator.get_next()), jit_compile=jit_compile or None)
+
+    def fetch(iterator):
+        try:
+            return 1, False, step(iterator)
+        except tf.errors.OutOfRangeError:
+            return 0, True, {}
+
+    return fetch
+
+
 def make_eval_loop(step_fn, total_names):
     """loop(iterator, num_steps) -> (steps_run, exhausted, summed totals).
 

@@ -34,9 +34,10 @@ class ProbeInfo:
     hooks: tuple
     keras_metrics: tuple  # Keras metric objects: their state is reset before each evaluation
     export_outputs: Optional[Dict[str, type]]  # signature key -> ExportOutput class (PREDICT)
+    graph_tensors: frozenset  # names of the ops in model_fn's graph, which hooks may ask for by name
 
     @classmethod
-    def from_spec(cls, spec, mode):
+    def from_spec(cls, spec, mode, graph):
         hooks = {ModeKeys.TRAIN: spec.training_hooks, ModeKeys.EVAL: spec.evaluation_hooks,
                  ModeKeys.PREDICT: spec.prediction_hooks}[mode]
         return cls(
@@ -48,7 +49,8 @@ class ProbeInfo:
             hooks=tuple(hooks),
             keras_metrics=tuple(m for m in map(metrics.stateful, spec.eval_metric_ops.values()) if m is not None),
             export_outputs=None if spec.export_outputs is None else {
-                key: type(output) for key, output in spec.export_outputs.items()})
+                key: type(output) for key, output in spec.export_outputs.items()},
+            graph_tensors=frozenset(op.name for op in graph.get_operations()))
 
     def reset_metrics(self):
         for metric in self.keras_metrics:
@@ -131,7 +133,7 @@ class ModelBuilder:
                 self._log_placement()
         if mode == ModeKeys.TRAIN:
             self._refuse_untracked(traced.trainable_variables)
-        info = ProbeInfo.from_spec(specs[0], mode)
+        info = ProbeInfo.from_spec(specs[0], mode, traced.graph)
         if mode == ModeKeys.TRAIN:
             self._build_optimizer(specs[0].optimizer)
         self._probes[mode] = info

@@ -90,6 +90,32 @@ def _nan_unless_finite(loss, grads, device):
         return tf.where(tf.reduce_all(tf.stack(checks)), loss, tf.constant(float("nan"), loss.dtype))
 
 
+def _graph_tensors(names, scope):
+    """The tensors model_fn named `names` (tf.identity(t, name=...)), found
+    under the tower's name scope `scope` in the graph being traced."""
+    graph = tf.compat.v1.get_default_graph()
+    found = {}
+    for name in names:
+        full = f"{scope}/{name}" if scope else name
+        try:
+            found[name] = graph.get_tensor_by_name(full if ":" in name else f"{full}:0")
+        except (KeyError, ValueError) as error:
+            raise ValueError(f"a hook asks for the tensor {name!r}, which model_fn's TRAIN graph does not "
+                             f"hold ({error})") from None
+    return found
+
+
+def _whole_batch_value(values):
+    """One tower-combined value of a named tensor: the mean of floating
+    scalars, tower 0's other scalars, others concatenated along the batch axis."""
+    first = values[0]
+    if len(values) == 1:
+        return first
+    if first.shape.rank == 0:
+        return tf.math.add_n(values) / len(values) if first.dtype.is_floating else first
+    return tf.concat(values, axis=0)
+
+
 def _first_leaf(structure):
     return tf.nest.flatten(structure)[0]
 
@@ -114,7 +140,7 @@ class TowerStep:
         self._plan = plan
         self._cluster = cluster
         self.compiled_unit = plan.compiled_unit(jit_compile, across_hosts=cluster.num_workers > 1)
-        self._compiled_towers = [] if self.compiled_unit == towers.TOWER else None
+        self._compiled_towers = {} if self.compiled_unit == towers.TOWER else None
 
     @property
     def compiles_whole_step(self):
@@ -122,12 +148,14 @@ class TowerStep:
         return self.compiled_unit == towers.STEP
 
     # ----------------------------------------------------------------- train
-    def _tower_train(self, features, labels, variables: TrainVariables, values=None, global_step=None):
-        """Loss, gradients, state updates and scalars of one tower.
+    def _tower_train(self, features, labels, variables: TrainVariables, named, values=None, global_step=None):
+        """Loss, gradients, state updates, scalars, learning rate and the
+        tensors named `named` of one tower.
 
         values: None reads the variables themselves; a compiled tower gets the
         value of each of variables.read_by_towers() and the global step's.
         """
+        name_scope = tf.compat.v1.get_default_graph().get_name_scope()
         state_mapping = [] if values is None else list(zip(variables.read_by_towers(), values))
         with tf.GradientTape() as tape:
             if values is None:
@@ -138,6 +166,7 @@ class TowerStep:
             with served_variables.TowerStateScope(state_mapping) as scope:
                 given = dict(scope.state_mapping)
                 spec = self._call(features, labels, ModeKeys.TRAIN, global_step)
+                tensors = _graph_tensors(named, name_scope)
                 loss = tf.cast(spec.loss, tf.float32)
                 objective = loss if spec.train_op is None else tf.cast(spec.train_op.loss, tf.float32)
                 differentiated = precision.scaled(objective, variables.optimizer)
@@ -148,17 +177,19 @@ class TowerStep:
             if new_value is not None and new_value is not given.get(id(tracked.keras_variable)):
                 updates[index] = new_value
         scalars = {name: tf.cast(value, tf.float32) for name, value in spec.scalars.items()}
-        return loss, grads, updates, scalars, spec.learning_rate
+        return loss, grads, updates, scalars, spec.learning_rate, tensors
 
-    def _compiled_tower(self, index, variables: TrainVariables):
+    def _compiled_tower(self, index, variables: TrainVariables, named):
         """Tower `index`'s pass as a jit-compiled function (one each: a trace holds its device)."""
-        while len(self._compiled_towers) <= index:
-            self._compiled_towers.append(tf.function(
-                lambda features, labels, values, step: self._tower_train(features, labels, variables, values, step),
-                jit_compile=True))
-        return self._compiled_towers[index]
+        key = (index, named)
+        if key not in self._compiled_towers:
+            self._compiled_towers[key] = tf.function(
+                lambda features, labels, values, step: self._tower_train(
+                    features, labels, variables, named, values, step),
+                jit_compile=True)
+        return self._compiled_towers[key]
 
-    def _tower_passes(self, shards, variables: TrainVariables):
+    def _tower_passes(self, shards, variables: TrainVariables, named):
         """Each tower's _tower_train results, under its device and name scope;
         integer state updates are assigned here, floating ones left to average."""
         compiled = self._compiled_towers is not None
@@ -169,10 +200,10 @@ class TowerStep:
         for index, (device, (shard_features, shard_labels)) in enumerate(zip(self._plan.tower_devices, shards)):
             with tf.device(device), tf.name_scope(f"tower_{index}"):
                 if compiled:
-                    result = self._compiled_tower(index, variables)(
+                    result = self._compiled_tower(index, variables, named)(
                         shard_features, shard_labels, _integer_state_offset(values, index), step)
                 else:
-                    result = self._tower_train(shard_features, shard_labels, variables)
+                    result = self._tower_train(shard_features, shard_labels, variables, named)
             updates = result[2]
             for var_index in list(updates):
                 tracked = variables.stateful[var_index]
@@ -183,20 +214,23 @@ class TowerStep:
             results.append(result)
         return results
 
-    def train_step(self, batch, variables: TrainVariables):
-        """Runs every tower on its shard, averages, applies; returns step values."""
+    def train_step(self, batch, variables: TrainVariables, named=()):
+        """Runs every tower on its shard, averages, applies; returns step values
+        and the tensors model_fn named `named` (a tuple)."""
         plan = self._plan
         features, labels = batch
         shards = towers.split_batch((features, labels), plan.num_towers)
-        losses, tower_grads, tower_scalars = [], [], []
+        losses, tower_grads, tower_scalars, tower_tensors = [], [], [], []
         statistics: Dict[int, List[tf.Tensor]] = {}
         learning_rate = None
-        for index, (loss, grads, updates, scalars, tower_lr) in enumerate(self._tower_passes(shards, variables)):
+        passes = self._tower_passes(shards, variables, tuple(named))
+        for index, (loss, grads, updates, scalars, tower_lr, tensors) in enumerate(passes):
             if index == 0:
                 learning_rate = tower_lr
             losses.append(loss)
             tower_grads.append(grads)
             tower_scalars.append(scalars)
+            tower_tensors.append(tensors)
             for var_index, new_value in updates.items():
                 statistics.setdefault(var_index, []).append(new_value)
         statistics = {index: self._mean_on(variables.stateful[index].variable.device, values)
@@ -220,6 +254,8 @@ class TowerStep:
             outputs = {"loss": loss, "learning_rate": reported_lr}
             for name in tower_scalars[0]:
                 outputs[name] = tf.math.add_n([s[name] for s in tower_scalars]) / len(tower_scalars)
+            for name in named:
+                outputs.setdefault(name, _whole_batch_value([t[name] for t in tower_tensors]))
         return outputs
 
     @staticmethod

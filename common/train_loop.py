@@ -22,8 +22,9 @@ def _steps_until_a_hook_fires(hooks, step, steps_per_loop):
 def run(run_steps, read_global_step, hooks, context, steps_per_loop):
     """Trains until a hook requests a stop or the input is exhausted.
 
-    run_steps(count) -> (steps run, input exhausted, {value name: tensor} of
-    the last step); read_global_step() -> int. Returns the last step's loss
+    run_steps(count, wanted) -> (steps run, input exhausted, {value name:
+    tensor} of the last step, holding at least the names in `wanted` when
+    all steps ran); read_global_step() -> int. Returns the last step's loss
     (numpy), or None when no step ran.
     """
     for hook in hooks:
@@ -34,11 +35,11 @@ def run(run_steps, read_global_step, hooks, context, steps_per_loop):
         wanted = set()
         for hook in hooks:
             wanted.update(hook.before_step(step))
-        ran, exhausted, outputs = run_steps(count)
+        ran, exhausted, outputs = run_steps(count, wanted - {"global_step"})
         if int(ran) == 0:
             break
         step = read_global_step()
-        fetched = {name: outputs[name].numpy() for name in wanted if name != "global_step"}
+        fetched = {name: outputs[name].numpy() for name in wanted if name in outputs}
         fetched["global_step"] = step
         final_loss = outputs["loss"].numpy()
         for hook in hooks:

@@ -1,5 +1,6 @@
 """TF1 SessionRunHooks and CheckpointSaverListeners run as TF1 ran them, steps numbered alike."""
 
+import numpy as np
 import pytest
 import tensorflow as tf
 
@@ -70,8 +71,9 @@ def test_fetches_the_step_does_not_offer_and_session_use_are_refused_by_name(tmp
             return tf1_hooks.SessionRunArgs(["loss", "logits:0"])
 
     est = common.Estimator(models.classifier_fn, str(tmp_path), params={"hidden": 4})
-    with pytest.raises(ValueError, match="AsksForLogits.before_run asks for logits, which the step does not offer; "
-                                         "it offers loss, learning_rate, batch_accuracy, global_step"):
+    with pytest.raises(ValueError, match=r"AsksForLogits.before_run asks for logits, which the step does not offer; "
+                                         r"it offers loss, learning_rate, batch_accuracy, global_step; or a tensor "
+                                         r"model_fn names with tf.identity\(t, name=...\)"):
         est.train(models.train_input(FEATURES, LABELS, 16), steps=2, hooks=[AsksForLogits()])
 
     class RunsTheSession(tf1_hooks.SessionRunHook):
@@ -85,5 +87,53 @@ def test_fetches_the_step_does_not_offer_and_session_use_are_refused_by_name(tmp
         def before_run(self, run_context):
             return tf1_hooks.SessionRunArgs(tf.constant(1.0))
 
-    with pytest.raises(ValueError, match="SessionRunArgs fetches .*a fetch here is the name of a value"):
+    with pytest.raises(ValueError, match="a hook asks for a value by name"):
         est.train(models.train_input(FEATURES, LABELS, 16), steps=2, hooks=[FetchesATensor()])
+
+
+def naming_model_fn(features, labels, mode, params):
+    """The classifier, naming two tensors as TF1 programs did for their hooks, and
+    fetching one by the tensor itself from a hook of its spec."""
+    spec = models.classifier_fn(features, labels, mode, params)
+    if mode != common.ModeKeys.TRAIN:
+        return spec
+    probabilities = tf.identity(spec.predictions["probabilities"], name="softmax_tensor")
+    tf.identity(spec.loss, name="cross_entropy")
+    return spec._replace(training_hooks=[params["spec_hook"](probabilities)])
+
+
+class Fetches(tf1_hooks.SessionRunHook):
+    def __init__(self, fetches):
+        self.fetches, self.seen = fetches, []
+
+    def before_run(self, run_context):
+        return tf1_hooks.SessionRunArgs(self.fetches)
+
+    def after_run(self, run_context, run_values):
+        self.seen.append(run_values.results)
+
+
+@pytest.mark.parametrize("num_towers", [1, 2])
+def test_hooks_fetch_the_whole_batch_of_tensors_model_fn_named(tmp_path, num_towers):
+    by_name = Fetches({"p": "softmax_tensor", "ce": "cross_entropy:0", "loss": "loss"})
+    by_tensor = []
+    params = {"hidden": 4, "learning_rate": 0.0,
+              "spec_hook": lambda tensor: by_tensor.append(Fetches(tensor)) or by_tensor[-1]}
+    est = common.Estimator(naming_model_fn, str(tmp_path), params=params,
+                           config=common.RunConfig(device_plan=models.plan(num_towers)))
+    est.train(models.train_input(FEATURES, LABELS, 16), steps=3, hooks=[by_name])
+    predicted = np.array([p["probabilities"] for p in est.predict(models.eval_input(FEATURES, LABELS, 16))])
+    assert len(by_name.seen) == 3
+    for index, values in enumerate(by_name.seen):  # learning rate 0: each step's batch as predict sees it
+        np.testing.assert_allclose(values["p"], predicted[16 * index:16 * (index + 1)], atol=1e-6)
+        assert values["ce"] == pytest.approx(values["loss"])
+        np.testing.assert_array_equal(by_tensor[0].seen[index], values["p"])  # the probe's spec's hook runs
+
+
+def test_a_name_model_fn_does_not_give_is_refused_before_training(tmp_path):
+    params = {"hidden": 4, "spec_hook": lambda tensor: Fetches(tensor)}
+    est = common.Estimator(naming_model_fn, str(tmp_path), params=params)
+    with pytest.raises(ValueError, match="LoggingTensorHook asks for softmax, which the step does not offer"):
+        est.train(models.train_input(FEATURES, LABELS, 16), steps=2,
+                  hooks=[common.hooks.LoggingTensorHook({"probabilities": "softmax"}, every_n_iter=1)])
+    assert est.latest_checkpoint() is None

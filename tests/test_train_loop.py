@@ -13,8 +13,10 @@ class FakeSteps:
         self.step = 0
         self.available = available
         self.calls = []
+        self.wanted = []
 
-    def __call__(self, count):
+    def __call__(self, count, wanted):
+        self.wanted.append(set(wanted))
         ran = count if self.available is None else min(count, self.available - self.step)
         self.calls.append(count)
         self.step += ran
@@ -50,9 +52,10 @@ def run(fake, hook_list, steps_per_loop=10, start=0):
 
 
 def test_max_steps_is_a_stop_hook_and_calls_are_cut_where_a_hook_fires():
-    fake, recorder = FakeSteps(), Recorder(wants=("loss",), every=4)
+    fake, recorder = FakeSteps(), Recorder(wants=("loss", "global_step"), every=4)
     final_loss = run(fake, [hooks.StopAtStepHook(last_step=10), recorder], steps_per_loop=10)
     assert fake.calls == [4, 4, 2]  # cut at 4 and 8 for the recorder, at 10 by the stop hook
+    assert fake.wanted == [{"loss"}] * 3  # the global step is read outside the steps
     assert [step for step, _ in recorder.seen] == [4, 8, 10]
     assert recorder.events == ["begin", ("end", 10)]
     np.testing.assert_allclose(final_loss, 0.1)

@@ -2,10 +2,10 @@
 
 A TF1 hook asked for tensors before each session.run (`before_run` returning
 SessionRunArgs) and got their values after it (`after_run`). Here there is
-no session: a hook names the values it wants ("loss", "learning_rate",
-"global_step", a spec scalar or a summary written in model_fn), as strings
-(a trailing ":0" is accepted) or as the global-step variable, and gets them
-as numpy in the same structure. As in TF1, the global step a hook fetches
+no session: a hook names the values it wants (what common.hooks.value_name
+reads: "loss", "learning_rate", "global_step", a spec scalar, a summary
+written in model_fn or a tensor model_fn named, by name or as the tensor;
+or the global-step variable), and gets them as numpy in the same structure. As in TF1, the global step a hook fetches
 in the run of step N is N - 1 (the value the step started from), and the
 first run is step 1. Anything that needs the session itself is refused by
 name. Inside the hook's methods, get_global_step() (tf.train's, after the
@@ -78,17 +78,6 @@ class CheckpointSaverListener:
         pass
 
 
-def _name_of(fetch):
-    if isinstance(fetch, str):
-        return fetch[:-2] if fetch.endswith(":0") else fetch
-    if isinstance(fetch, tf.Variable) and fetch.name.split(":")[0] == "global_step":
-        return "global_step"
-    raise ValueError(
-        f"SessionRunArgs fetches {fetch!r}: a fetch here is the name of a value the step offers "
-        "(\"loss\", \"learning_rate\", \"global_step\", a spec scalar or a summary written in model_fn), "
-        "or the global-step variable")
-
-
 class SessionRunHookAdapter(hooks_lib.Hook):
     """Runs a TF1 SessionRunHook as a common.hooks.Hook."""
 
@@ -96,10 +85,10 @@ class SessionRunHookAdapter(hooks_lib.Hook):
         self.hook = hook
         self._context = None
         self._fetches = None
-        self._available = ()
+        self._run_context = None
 
     def begin(self, context):
-        self._available = context.available_values
+        self._run_context = context
         with registry.in_tf1_hook():
             self.hook.begin()
             self.hook.after_create_session(_NoSession(), None)
@@ -111,17 +100,14 @@ class SessionRunHookAdapter(hooks_lib.Hook):
         self._fetches = None if args is None else args.fetches
         if self._fetches is None:
             return ()
-        names = [_name_of(f) for f in tf.nest.flatten(self._fetches)]
-        missing = sorted(set(names) - set(self._available))
-        if missing:
-            raise ValueError(f"{type(self.hook).__name__}.before_run asks for {', '.join(missing)}, which the step "
-                             f"does not offer; it offers {', '.join(self._available)}")
+        names = [hooks_lib.value_name(f) for f in tf.nest.flatten(self._fetches)]
+        self._run_context.check_offered(names, f"{type(self.hook).__name__}.before_run")
         return names
 
     def after_step(self, step, values, context):
         if self._fetches is not None:
             named = {**values, "global_step": step - 1}
-            results = tf.nest.map_structure(lambda fetch: named[_name_of(fetch)], self._fetches)
+            results = tf.nest.map_structure(lambda fetch: named[hooks_lib.value_name(fetch)], self._fetches)
             with registry.in_tf1_hook():
                 self.hook.after_run(self._context, SessionRunValues(results, None, None))
         if self._context is not None and self._context.stop_requested:
