@@ -169,6 +169,15 @@ class ModelRegistry:
                 self._making_optimizer = False
         return self.optimizer
 
+    def trainable_variables(self):
+        """The trainable model variables so far, in creation order: while the
+        first call builds, the variables themselves; after it, what layers and
+        optimizers know (common.tf1.variables)."""
+        if self._building:
+            variables = {id(v): v for v in self._module_variables() + list(self.served.variables.values())}
+            return [v for v in variables.values() if v.trainable]
+        return [t.api_variable for t in self.tracked_variables() if t.trainable]
+
     def tracked_variables(self):
         """Every model variable with its stable name, in creation order: the
         modules' first, then the ones model_fn built itself ("model_fn/<path>")."""

@@ -64,6 +64,8 @@ def _renames():
             renames[prefix + name] = "common.tf1.session_run_hook." + name
     for name in ("tf.compat.v1.logging.set_verbosity", "tf.logging.set_verbosity"):
         renames[name] = "common.set_verbosity"
+    for name in ("tf.compat.v1.trainable_variables", "tf.trainable_variables"):
+        renames[name] = "common.tf1.variables.trainable_variables"
     for name in ("tf.compat.v1.placeholder", "tf.placeholder"):
         renames[name] = "common.placeholder"
     for prefix in ("tf.keras.estimator.", "tf.compat.v1.keras.estimator."):
@@ -233,7 +235,7 @@ def _modules_for(new_names):
     `import common` does not bring (common.hooks, common.tf1.*)."""
     needed = []
     for module in ("common", "common.hooks", "common.tf1.layers", "common.tf1.metrics",
-                   "common.tf1.session_run_hook", "common.tf1.summary", "common.tf1.train"):
+                   "common.tf1.session_run_hook", "common.tf1.summary", "common.tf1.train", "common.tf1.variables"):
         if any(name.startswith(module + ".") for name in new_names):
             needed.append(module)
     return needed

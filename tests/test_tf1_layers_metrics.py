@@ -102,6 +102,9 @@ def test_scalar_summaries_in_model_fn_are_logged_and_written(tmp_path):
         loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
         summary.scalar("mean_logit", tf.reduce_mean(logits))
         summary.scalar("loss_again", data=loss)  # TF2's spelling
+        classes = tf.argmax(logits, axis=1)
+        summary.scalar("train_accuracy", metrics.accuracy(labels, classes)[1])  # the update op: this batch's
+        summary.scalar("batch_accuracy", tf.reduce_mean(tf.cast(tf.equal(classes, labels), tf.float32)))
         return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(loss))
 
     features, labels = models.blobs(64)
@@ -111,13 +114,15 @@ def test_scalar_summaries_in_model_fn_are_logged_and_written(tmp_path):
 
     class Recorder(common.hooks.Hook):
         def before_step(self, step):
-            return ("loss", "loss_again", "mean_logit")
+            return ("loss", "loss_again", "mean_logit", "train_accuracy", "batch_accuracy")
 
         def after_step(self, step, values, context):
             logged.append(values)
 
     est.train(models.train_input(features, labels, 16), steps=4, hooks=[Recorder()])
     assert [v["loss_again"] for v in logged] == pytest.approx([v["loss"] for v in logged])
+    assert [v["train_accuracy"] for v in logged] == pytest.approx([v["batch_accuracy"] for v in logged])
+    assert len({float(v["batch_accuracy"]) for v in logged}) > 1
     written = summaries.read_scalars(str(tmp_path))
     assert {"mean_logit", "loss_again"} <= set(written) and written["mean_logit"][-1][0] == 4
     with pytest.raises(NotImplementedError, match=r"summary.histogram\('w'\) inside model_fn is not supported"):

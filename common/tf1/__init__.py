@@ -4,4 +4,4 @@
 program's `tf.compat.v1.*` names to these modules: `train` (optimizers whose
 `minimize` gives a train_op, the global step), `layers` (the functional TF1
 layers), `metrics` ((value, update_op) pairs), `summary` (scalars written in
-model_fn)."""
+model_fn), `variables` (the trainable-variables collection)."""

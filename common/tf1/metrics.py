@@ -7,6 +7,12 @@ every tower, reset before each evaluation; see common.served_variables), with
 TF1's arithmetic: weights broadcast to the values, labels and predictions of
 precision and recall cast to bool, AUC by the trapezoidal rule over 200
 thresholds.
+
+The update_op of a ratio metric (accuracy, mean, precision, recall, the
+errors) is a tensor, as in TF1, so `tf.summary.scalar("accuracy",
+accuracy[1])` in training works; its value is the batch's (averaged over
+towers as the spec's scalars are), where TF1's was the running value since
+the train() call began. AUC's update_op is an op.
 """
 
 import keras
@@ -32,15 +38,21 @@ class _WeightedRatio(keras.metrics.Metric):
         self._transform = transform
 
     def add(self, numerator, denominator):
-        self.numerator.assign_add(tf.reduce_sum(tf.cast(numerator, tf.float64)))
-        self.denominator.assign_add(tf.reduce_sum(tf.cast(denominator, tf.float64)))
-        return tf.no_op()
+        """Adds a batch; returns the batch's own value (see the module's docstring)."""
+        numerator = tf.reduce_sum(tf.cast(numerator, tf.float64))
+        denominator = tf.reduce_sum(tf.cast(denominator, tf.float64))
+        self.numerator.assign_add(numerator)
+        self.denominator.assign_add(denominator)
+        return self._value(numerator, denominator)
 
     def update_state(self, *args, **kwargs):
         raise NotImplementedError("updated through common.tf1.metrics functions")
 
     def result(self):
-        value = tf.math.divide_no_nan(self.numerator, self.denominator)
+        return self._value(self.numerator, self.denominator)
+
+    def _value(self, numerator, denominator):
+        value = tf.math.divide_no_nan(numerator, denominator)
         return self._transform(value) if self._transform else value
 
 
