@@ -134,11 +134,12 @@ class _PeriodicHook(Hook):
     the trigger says when, the subclass says what."""
 
     first = False  # trigger at the first loop boundary of a run too
+    aligned = True  # step triggers on multiples of N (else N steps after the last firing)
 
     def __init__(self, every_n_steps=None, every_n_secs=None, clock=time.time):
         if every_n_secs is not None:
             every_n_steps = None
-        self._trigger = Trigger(every_n_steps, every_n_secs, clock, first=self.first)
+        self._trigger = Trigger(every_n_steps, every_n_secs, clock, first=self.first, aligned=self.aligned)
 
     def steps_to_trigger(self, step):
         return self._trigger.steps_to_trigger(step)
@@ -169,10 +170,13 @@ class LoggingTensorHook(_PeriodicHook):
     """Logs named step values: "loss = 0.31, learning_rate = 0.1, step = 100 (4.2 sec)".
 
     tensors: a list of values, or a dict label -> value, each value as
-    value_name() reads it.
+    value_name() reads it. As TF1's: it logs the first step of a run, then
+    every N steps after it (steps 1, 4, 7 for N = 3), and "global_step" is
+    the step the logged step started from (0 for the first).
     """
 
     first = True
+    aligned = False
 
     def __init__(self, tensors, every_n_iter=None, every_n_secs=None, clock=time.time):
         super().__init__(every_n_iter, every_n_secs, clock)
@@ -187,7 +191,8 @@ class LoggingTensorHook(_PeriodicHook):
         return tuple(self._tensors.values())
 
     def _fire(self, step, values, context, elapsed):
-        text = ", ".join(f"{label} = {_format(values[name])}" for label, name in self._tensors.items())
+        shown = {**values, "global_step": step - 1}
+        text = ", ".join(f"{label} = {_format(shown[name])}" for label, name in self._tensors.items())
         if elapsed is not None:
             text += f" ({elapsed[0]:.3f} sec)"
         logging.info("%s", text)

@@ -12,13 +12,15 @@ class Trigger:
     """Fires every N steps or every N seconds.
 
     Step triggers fall on multiples of N (the train loop cuts its loops so
-    that it stops there), so event files line up across runs and resumes.
-    A seconds trigger fires at its first check, then once N seconds have
-    passed since it last fired (N = 0: at every check). With first=True the
-    first check of a step trigger fires too.
+    that it stops there), so event files line up across runs and resumes;
+    with aligned=False they fall N steps after the last firing instead, as
+    TF1's LoggingTensorHook counted its iterations. A seconds trigger fires
+    at its first check, then once N seconds have passed since it last fired
+    (N = 0: at every check). With first=True the first check of a step
+    trigger fires too.
     """
 
-    def __init__(self, every_steps=None, every_secs=None, clock=time.time, first=False):
+    def __init__(self, every_steps=None, every_secs=None, clock=time.time, first=False, aligned=True):
         if (every_steps is None) == (every_secs is None):
             raise ValueError(
                 f"give exactly one of every_n_steps / every_n_secs, got {every_steps} and {every_secs}"
@@ -29,6 +31,7 @@ class Trigger:
         self.every_secs = every_secs
         self.clock = clock
         self.first = first
+        self.aligned = aligned
         self.last_step = None
         self.last_time = None
 
@@ -38,6 +41,8 @@ class Trigger:
         if self.every_steps is not None:
             if self.last_step is None:
                 return step % self.every_steps == 0
+            if not self.aligned:
+                return step >= self.last_step + self.every_steps
             return step // self.every_steps > self.last_step // self.every_steps
         return self.clock() >= self.last_time + self.every_secs
 
@@ -47,6 +52,8 @@ class Trigger:
             return 1
         if self.every_steps is None:
             return None
+        if not self.aligned and self.last_step is not None:
+            return max(1, self.last_step + self.every_steps - step)
         return self.every_steps - step % self.every_steps
 
     def update(self, step):

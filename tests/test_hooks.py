@@ -48,20 +48,30 @@ def test_examples_per_second_figures_for_a_known_step_time(caplog):
     assert "Average examples/sec: 256 (current 256), step = 10" in caplog.text
 
 
-def test_logging_hook_logs_named_values(caplog):
+def test_logging_hook_logs_named_values_at_tf1s_steps(caplog):
+    """TF 2.15's LoggingTensorHook(every_n_iter=3) logged the runs of global steps 1, 4, 7, 10 of a run
+    from step 0, showing the step each started from as "step"; a run resumed at 5 logs 6, 9, ..."""
     clock = FakeClock()
-    hook = hooks.LoggingTensorHook({"lr": "learning_rate", "loss": "loss"}, every_n_iter=100, clock=clock)
+    hook = hooks.LoggingTensorHook({"lr": "learning_rate", "loss": "loss", "step": "global_step"}, every_n_iter=3,
+                                   clock=clock)
     ctx = context()
     hook.begin(ctx)
-    assert set(hook.before_step(0)) == {"learning_rate", "loss"}
+    assert set(hook.before_step(0)) == {"learning_rate", "loss", "global_step"}
+    fired = []
     with caplog.at_level(py_logging.INFO):
-        hook.after_step(1, {"learning_rate": np.float32(0.1), "loss": np.float32(2.5)}, ctx)
-        clock.now += 3
-        hook.after_step(50, {"learning_rate": np.float32(0.1), "loss": np.float32(1.0)}, ctx)
-        hook.after_step(100, {"learning_rate": np.float32(0.01), "loss": np.float32(0.5)}, ctx)
-    assert "lr = 0.1, loss = 2.5" in caplog.text
-    assert "loss = 1," not in caplog.text
-    assert "lr = 0.01, loss = 0.5 (3.000 sec)" in caplog.text
+        for step in range(1, 11):
+            assert hook.steps_to_trigger(step - 1) == (1 if step == 1 else 3 - (step - 2) % 3)
+            clock.now += 1
+            hook.after_step(step, {"learning_rate": np.float32(0.1), "loss": np.float32(1 / step)}, ctx)
+            fired += [step] if "step = %d" % (step - 1) in caplog.text else []
+    assert fired == [1, 4, 7, 10]
+    assert "lr = 0.1, loss = 1, step = 0\n" in caplog.text
+    assert "lr = 0.1, loss = 0.25, step = 3 (3.000 sec)" in caplog.text
+    resumed = hooks.LoggingTensorHook(["loss"], every_n_iter=3, clock=clock)
+    resumed.begin(context(start_step=5))
+    assert resumed.steps_to_trigger(5) == 1
+    resumed.after_step(6, {"loss": np.float32(1.0)}, ctx)
+    assert [resumed.steps_to_trigger(s) for s in (6, 7, 8)] == [3, 2, 1]
     with pytest.raises(ValueError, match="LoggingTensorHook asks for accuracy, which the step does not offer"):
         hooks.LoggingTensorHook(["accuracy"], every_n_iter=1).begin(ctx)
 

@@ -5,7 +5,9 @@ tests/data/tf215_reference.json)."""
 
 import importlib.util
 import json
+import logging
 import os
+import re
 
 import numpy as np
 import pytest
@@ -25,7 +27,8 @@ def programs(tmp_path_factory):
     """Each program, upgraded by the command's rules (nothing refused, nothing edited by hand), imported."""
     folder = tmp_path_factory.mktemp("upgraded")
     loaded = {}
-    for name in ("tf2_sequential", "tf2_keras_model", "tf2_mirrored", "tf1_layers_cnn"):
+    for name in ("tf2_sequential", "tf2_keras_model", "tf2_mirrored", "tf1_layers_cnn", "tf1_resnet_builder",
+                 "tf1_feature_columns"):
         with open(os.path.join(HERE, "programs", f"{name}.py")) as f:
             source, changes = upgrade_rules.upgrade_source(f.read())
         assert [c.message for c in changes if c.refused] == []
@@ -177,3 +180,93 @@ def test_the_tf1_layers_program_on_two_towers_learns_and_resumes(programs, tmp_p
     resumed, more, _ = program.main(str(tmp_path), config=config)
     assert [step for step, _ in more] == [6, 7, 8, 9, 10, 11]
     assert len(list(resumed.predict(lambda: program.input_fn(common.ModeKeys.PREDICT)))) == 64
+
+
+def _tf1_names(ours, our_slot, their_slot):
+    """tf.estimator's name of each of our variables: model_fn/<path> is <path>, our slot
+    optimizer/model_fn_<layer>_<variable>_<our_slot> is <layer>/<variable>/<their_slot>."""
+    names = {}
+    for name in ours:
+        if name.startswith("model_fn/"):
+            names[name] = name[len("model_fn/"):]
+        elif name.startswith("optimizer/model_fn_") and name.endswith("_" + our_slot):
+            layer, variable = name[len("optimizer/model_fn_"):-len(our_slot) - 1].rsplit("_", 1)
+            names[name] = f"{layer}/{variable}/{their_slot}"
+    return names
+
+
+def _logged(caplog, pattern):
+    return [[float(x) for x in match] for match in re.findall(pattern, caplog.text)]
+
+
+def test_the_resnet_builder_program_trains_as_tf_estimator_trained_it(programs, tmp_path, caplog):
+    """An official-style builder class: weight decay over the trainable-variables collection, TF1 momentum
+    through a drop, fused batch norm, a LoggingTensorHook of two tensors in the spec, a named export."""
+    with caplog.at_level(logging.INFO):
+        est, results, export_dir = programs["tf1_resnet_builder"].main(str(tmp_path))
+    reference = REFERENCE["tf1_resnet_builder"]
+    ours = _values(est)
+    names = _tf1_names(ours, "momentum", "Momentum")
+    assert len(names) == len(reference["variables"]) - 1 == 44  # every variable but the global step, mapped
+    _assert_matches(ours, reference["variables"], names)
+    assert results["accuracy"] == reference["eval"]["accuracy"]
+    assert results["loss"] == pytest.approx(reference["eval"]["loss"], rel=1e-5)
+    logged = _logged(caplog, r"learning_rate = ([\d.e-]+), loss = ([\d.e-]+)")
+    np.testing.assert_allclose(logged, [row[1:] for row in reference["logged"]], rtol=2e-5)  # steps 1, 3, 5
+    signatures = tf.saved_model.load(export_dir).signatures
+    assert sorted(signatures) == reference["signatures"]
+    pictures, _ = programs["tf1_resnet_builder"].images()
+    for key in reference["signatures"]:
+        served = signatures[key](images=tf.constant(pictures[:4]))
+        theirs = reference["served"][key]["outputs"]
+        np.testing.assert_allclose(served["probabilities"].numpy(), theirs["probabilities"], rtol=2e-5)
+        np.testing.assert_array_equal(served["classes"].numpy(), theirs["classes"])
+
+
+def test_the_feature_column_program_trains_as_tf_estimator_trained_it(programs, tmp_path, caplog):
+    """Numeric columns, Adagrad, a named softmax logged by name, a SessionRunHook fetching it and the
+    training accuracy; TF1's accuracy there was the running mean of the batch accuracies ours gives."""
+    with caplog.at_level(logging.INFO):
+        est, seen, results = programs["tf1_feature_columns"].main(str(tmp_path))
+    reference = REFERENCE["tf1_feature_columns"]
+    ours = _values(est)
+    names = _tf1_names(ours, "accumulator", "Adagrad")
+    assert len(names) == len(reference["variables"]) - 1 == 8
+    _assert_matches(ours, reference["variables"], names)
+    assert results == pytest.approx(reference["eval"], rel=1e-6)
+    np.testing.assert_allclose([row for row, _ in seen], [row for row, _ in reference["seen"]], rtol=2e-5)
+    batch_accuracies = np.array([accuracy for _, accuracy in seen])
+    running = np.cumsum(batch_accuracies) / np.arange(1, len(seen) + 1)
+    np.testing.assert_allclose(running, [accuracy for _, accuracy in reference["seen"]], rtol=1e-6)
+    logged = [np.array(_logged_rows(block)) for block in re.findall(r"probabilities = (\[\[.*?\]\])", caplog.text,
+                                                                       re.S)]
+    assert len(logged) == len(reference["logged"]) == 3  # steps 1, 3, 5
+    for ours_logged, (_, theirs) in zip(logged, reference["logged"]):
+        np.testing.assert_allclose(ours_logged, theirs, atol=2e-6)
+
+
+def _logged_rows(block):
+    return [[float(x) for x in row.split()] for row in re.findall(r"\[([^\[\]]+)\]", block)]
+
+
+@pytest.mark.parametrize("strategy", ["CPU", "GPU"])
+def test_the_tf1_builder_and_feature_column_programs_on_two_towers_learn_resume_and_serve(programs, tmp_path,
+                                                                                         strategy):
+    config = common.RunConfig(save_checkpoints_steps=3, device_plan=models.plan(2, strategy))
+    resnet = programs["tf1_resnet_builder"]
+    before = common.Estimator(resnet.resnet_model_fn, str(tmp_path / "untrained"), params=resnet.PARAMS,
+                              config=config).evaluate(lambda: resnet.input_fn(common.ModeKeys.EVAL))
+    _, results, _ = resnet.main(str(tmp_path / "resnet"), config=config)
+    assert results["loss"] < before["loss"] and results["global_step"] == 6
+    est, resumed, export_dir = resnet.main(str(tmp_path / "resnet"), config=config)
+    assert resumed["global_step"] == 12
+    pictures, _ = resnet.images()
+    served = tf.saved_model.load(export_dir).signatures["predict"](images=tf.constant(pictures[:8]))
+    predicted = [p["probabilities"] for p in est.predict(lambda: resnet.input_fn(common.ModeKeys.PREDICT))][:8]
+    np.testing.assert_allclose(served["probabilities"].numpy(), predicted, rtol=1e-5)
+
+    flowers = programs["tf1_feature_columns"]
+    est, seen, results = flowers.main(str(tmp_path / "flowers"), config=config)
+    assert len(seen) == 5 and all(len(row) == 3 for row, _ in seen)
+    _, _, resumed = flowers.main(str(tmp_path / "flowers"), config=config)
+    assert resumed["global_step"] == 10 and resumed["loss"] < results["loss"]

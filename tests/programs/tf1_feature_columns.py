@@ -64,7 +64,7 @@ class ProbabilityRecorder(tf.estimator.SessionRunHook):
         self.seen = []
 
     def before_run(self, run_context):
-        return tf.estimator.SessionRunArgs(["softmax_tensor:0", "train_accuracy"])
+        return tf.estimator.SessionRunArgs(["softmax_tensor:0", "train_accuracy:0"])
 
     def after_run(self, run_context, run_values):
         probabilities, accuracy = run_values.results
