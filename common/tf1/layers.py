@@ -8,11 +8,13 @@ Built on every call of model_fn, its variables are created by the first
 call and served to every later one (common.served_variables), so towers and
 modes share them as variable scopes made them share; batch-norm statistics
 update in training without UPDATE_OPS. Sharing one layer's weights between
-two uses within a call (`reuse=True`) is refused: build the Keras layer once
-and call it twice.
+two uses within a call (`reuse=True`, or a variable_scope's reuse) is
+refused: build the Keras layer once and call it twice. Variable scopes do
+not name the variables (their layers' Keras names do).
 """
 
 import keras
+import tensorflow as tf
 
 from common.fused_batch_norm import FusedBatchNormalization
 
@@ -22,10 +24,13 @@ class BatchNormalization(FusedBatchNormalization):
 
 
 def _check(name, reuse, regularizers=()):
-    if reuse:
+    scope_reuse = tf.compat.v1.get_variable_scope().reuse
+    if reuse or scope_reuse:
+        how = "reuse=True" if reuse else f"a variable_scope with reuse={scope_reuse!r}"
         raise NotImplementedError(
-            f"tf1.layers (layer {name!r}): reuse=True within one call of model_fn is not supported; build the "
-            "Keras layer once (keras.layers.Dense(...)) and call it on both inputs")
+            f"tf1.layers (layer {name!r}): {how} within one call of model_fn is not supported (the layer "
+            "would get weights of its own, not share them); build the Keras layer once "
+            "(keras.layers.Dense(...)) and call it on both inputs")
     if any(r is not None for r in regularizers):
         raise NotImplementedError(
             f"tf1.layers (layer {name!r}): regularizers are not supported; build the Keras layer with "
