@@ -64,6 +64,7 @@ class ModelRegistry:
         self._building = False
         self._global_step_read = None
         self.summaries = {}  # name -> scalar tensor the model_fn call now running wrote (common.tf1.summary)
+        self.regularization_losses = []  # those of the TF1 layers the call now running built (common.tf1.layers)
 
     @contextlib.contextmanager
     def model_fn_scope(self, building=False, placing_creator=None, global_step=None):
@@ -79,10 +80,11 @@ class ModelRegistry:
         variable on another device).
         """
         token = _ACTIVE.set(self)
-        outer = self._building, self._global_step_read, self.summaries
+        outer = self._building, self._global_step_read, self.summaries, self.regularization_losses
         self._building = building
         self._global_step_read = global_step
         self.summaries = {}
+        self.regularization_losses = []
 
         def create(next_creator, kwargs):
             if placing_creator is None:
@@ -112,7 +114,7 @@ class ModelRegistry:
             if building:
                 self.served.forget(self._module_variables())
         finally:
-            self._building, self._global_step_read, self.summaries = outer
+            self._building, self._global_step_read, self.summaries, self.regularization_losses = outer
             _ACTIVE.reset(token)
 
     def add_summary(self, name, value):

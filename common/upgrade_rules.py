@@ -64,6 +64,9 @@ def _renames():
             renames[prefix + name] = "common.tf1.session_run_hook." + name
     for name in ("tf.compat.v1.logging.set_verbosity", "tf.logging.set_verbosity"):
         renames[name] = "common.set_verbosity"
+    for prefix in ("tf.compat.v1.losses.", "tf.losses."):
+        for name in ("get_regularization_loss", "get_regularization_losses"):
+            renames[prefix + name] = "common.tf1.losses." + name
     for name in ("tf.compat.v1.trainable_variables", "tf.trainable_variables"):
         renames[name] = "common.tf1.variables.trainable_variables"
     for name in ("tf.compat.v1.placeholder", "tf.placeholder"):
@@ -234,7 +237,7 @@ def _modules_for(new_names):
     """The imports the new names need: common, and its submodules that
     `import common` does not bring (common.hooks, common.tf1.*)."""
     needed = []
-    for module in ("common", "common.hooks", "common.tf1.layers", "common.tf1.metrics",
+    for module in ("common", "common.hooks", "common.tf1.layers", "common.tf1.losses", "common.tf1.metrics",
                    "common.tf1.session_run_hook", "common.tf1.summary", "common.tf1.train", "common.tf1.variables"):
         if any(name.startswith(module + ".") for name in new_names):
             needed.append(module)

@@ -150,16 +150,18 @@ def test_tf1_layers_and_metrics_become_common_tf1s_and_keras_metric_classes_stay
     assert [c.line for c in changes if c.refused] == [5]
 
 
-def test_the_trainable_variables_collection_becomes_the_models_variables():
+def test_the_trainable_variables_and_regularization_losses_collections_become_the_models():
     new, _ = upgrade('''\
         import tensorflow as tf
         loss += decay * tf.add_n([tf.nn.l2_loss(v) for v in tf.compat.v1.trainable_variables()])
         old = tf.trainable_variables()
+        loss += tf.compat.v1.losses.get_regularization_loss()
         ''')
     assert new.splitlines() == [
-        "import common", "import common.tf1.variables", "import tensorflow as tf",
+        "import common", "import common.tf1.losses", "import common.tf1.variables", "import tensorflow as tf",
         "loss += decay * tf.add_n([tf.nn.l2_loss(v) for v in common.tf1.variables.trainable_variables()])",
-        "old = common.tf1.variables.trainable_variables()"]
+        "old = common.tf1.variables.trainable_variables()",
+        "loss += common.tf1.losses.get_regularization_loss()"]
 
 
 def test_tf1_logging_verbosity_reaches_the_projects_log_lines():
