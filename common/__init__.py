@@ -13,6 +13,7 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 from common.checkpoints import CheckpointDamagedError, CheckpointMismatchError, WarmStartSettings
 from common.estimator import Estimator
 from common.export_outputs import ClassificationOutput, PredictOutput, RegressionOutput
+from common.exporters import BestExporter, Exporter, FinalExporter, LatestExporter
 from common.keras_estimator import model_to_estimator
 from common.receivers import (ServingInputReceiver, TensorServingInputReceiver,
                               build_parsing_serving_input_receiver_fn, build_raw_serving_input_receiver_fn,
@@ -24,12 +25,16 @@ from common.spec import EstimatorSpec, ModeKeys
 from common.training import EvalSpec, TrainSpec, train_and_evaluate
 
 __all__ = [
+    "BestExporter",
     "CheckpointDamagedError",
     "ClassificationOutput",
     "CheckpointMismatchError",
     "Estimator",
     "EstimatorSpec",
     "EvalSpec",
+    "Exporter",
+    "FinalExporter",
+    "LatestExporter",
     "ModeKeys",
     "PredictOutput",
     "RegressionOutput",

@@ -104,6 +104,10 @@ class Estimator:
         process trained, also on a host that keeps no checkpoint."""
         return {name: v.numpy() for name, v in self._model.named_state(with_optimizer=True).items()}
 
+    def eval_dir(self, name=None):
+        """Where evaluate(name=...) writes its events: model_dir/eval, or eval_<name>."""
+        return eval_loop.eval_dir(self.model_dir, name)
+
     def latest_checkpoint(self):
         return self._store.latest()
 

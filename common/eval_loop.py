@@ -47,12 +47,17 @@ def results(totals, metric_results):
     return values
 
 
+def eval_dir(model_dir, name=None):
+    """Where an evaluation's events go: model_dir/eval, or eval_<name>."""
+    return os.path.join(model_dir, "eval" if not name else f"eval_{name}")
+
+
 def write_results(model_dir, name, results_at_step):
-    """Logs the results and writes them to model_dir/eval (or eval_<name>)."""
-    eval_dir = os.path.join(model_dir, "eval" if not name else f"eval_{name}")
+    """Logs the results and writes them to eval_dir(model_dir, name)."""
+    directory = eval_dir(model_dir, name)
     step = results_at_step["global_step"]
     text = ", ".join(f"{k} = {v:g}" for k, v in sorted(results_at_step.items()))
     logging.info("Saving dict for global step %d: %s", step, text)
-    writer = tf.summary.create_file_writer(eval_dir)
+    writer = tf.summary.create_file_writer(directory)
     summaries.write_scalars(writer, step, {k: v for k, v in results_at_step.items() if k != "global_step"})
     writer.close()

@@ -109,6 +109,14 @@ def remove_stale_temp_exports(export_dir_base):
             tf.io.gfile.rmtree(path)
 
 
+class ExportPath(str):
+    """An export's path: a str that also answers .decode(), as the bytes
+    tf.estimator's export_saved_model returned did (programs call it)."""
+
+    def decode(self, encoding="utf-8", errors="strict"):
+        return str(self)
+
+
 def write_saved_model(export_dir_base, module, signatures, methods=None):
     """Saves under export_dir_base/<timestamp>, via a temp dir and a rename,
     so a failed export never leaves a partial directory under a final name;
@@ -116,9 +124,8 @@ def write_saved_model(export_dir_base, module, signatures, methods=None):
     methods: signature name -> method name, where not predict."""
     tf.io.gfile.makedirs(export_dir_base)
     remove_stale_temp_exports(export_dir_base)
-    stamp = int(time.time())
-    while tf.io.gfile.exists(os.path.join(export_dir_base, str(stamp))):
-        stamp += 1
+    existing = [int(d.strip("/")) for d in tf.io.gfile.listdir(export_dir_base) if d.strip("/").isdigit()]
+    stamp = max([int(time.time())] + [s + 1 for s in existing])  # newer than every export there, as names sort
     final = os.path.join(export_dir_base, str(stamp))
     temp = os.path.join(export_dir_base, f"temp-{stamp}-{os.getpid()}")
     try:
@@ -130,4 +137,4 @@ def write_saved_model(export_dir_base, module, signatures, methods=None):
         if tf.io.gfile.exists(temp):
             tf.io.gfile.rmtree(temp)
     logging.info("SavedModel written to: %s", final)
-    return final
+    return ExportPath(final)

@@ -129,7 +129,7 @@ class Hook:
         pass
 
 
-class _PeriodicHook(Hook):
+class PeriodicHook(Hook):
     """Does `_fire` every N steps, or every N seconds when that is given:
     the trigger says when, the subclass says what."""
 
@@ -153,7 +153,7 @@ class _PeriodicHook(Hook):
         raise NotImplementedError
 
 
-class _RateHook(_PeriodicHook):
+class _RateHook(PeriodicHook):
     """Measures the time between its triggers; subclasses report the rate."""
 
     first = True  # the first boundary only starts the clock: tracing is not timed
@@ -166,7 +166,7 @@ class _RateHook(_PeriodicHook):
         raise NotImplementedError
 
 
-class LoggingTensorHook(_PeriodicHook):
+class LoggingTensorHook(PeriodicHook):
     """Logs named step values: "loss = 0.31, learning_rate = 0.1, step = 100 (4.2 sec)".
 
     tensors: a list of values, or a dict label -> value, each value as
@@ -286,7 +286,7 @@ class StopAtStepHook(Hook):
             context.request_stop()
 
 
-class CheckpointSaverHook(_PeriodicHook):
+class CheckpointSaverHook(PeriodicHook):
     """Saves a checkpoint at the start, every N steps or seconds, and at the end.
 
     It never saves a state whose loss is not finite, so after a divergence
@@ -326,7 +326,7 @@ class CheckpointSaverHook(_PeriodicHook):
         self._last_saved = step
 
 
-class SummarySaverHook(_PeriodicHook):
+class SummarySaverHook(PeriodicHook):
     """Writes step values (default: all scalars the step offers) every N steps."""
 
     def __init__(self, save_steps=100, save_secs=None, names=None, clock=time.time):

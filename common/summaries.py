@@ -26,13 +26,21 @@ def write_scalars(writer, step, scalars):
 
 def read_scalars(event_dir):
     """{tag: [(step, value), ...]} from every event file in `event_dir`."""
+    found = {}
+    for path in sorted(tf.io.gfile.glob(f"{event_dir}/events.out.tfevents.*")):
+        for tag, points in read_event_file(path).items():
+            found.setdefault(tag, []).extend(points)
+    return found
+
+
+def read_event_file(path):
+    """{tag: [(step, value), ...]} of one event file (a string summary's value is bytes)."""
     from tensorflow.core.util import event_pb2
 
     found = {}
-    for path in sorted(tf.io.gfile.glob(f"{event_dir}/events.out.tfevents.*")):
-        for record in tf.data.TFRecordDataset(path):
-            event = event_pb2.Event.FromString(record.numpy())
-            for value in event.summary.value:
-                number = tf.make_ndarray(value.tensor).item() if value.HasField("tensor") else value.simple_value
-                found.setdefault(value.tag, []).append((event.step, number))
+    for record in tf.data.TFRecordDataset(path):
+        event = event_pb2.Event.FromString(record.numpy())
+        for value in event.summary.value:
+            number = tf.make_ndarray(value.tensor).item() if value.HasField("tensor") else value.simple_value
+            found.setdefault(value.tag, []).append((event.step, number))
     return found

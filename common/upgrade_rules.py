@@ -16,12 +16,15 @@ import tokenize
 
 ESTIMATOR_PREFIXES = ("tf.estimator.", "tf.compat.v1.estimator.", "tf.compat.v2.estimator.")
 ESTIMATOR_NAMES = ("Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "TrainSpec", "EvalSpec",
-                   "train_and_evaluate", "WarmStartSettings")
+                   "train_and_evaluate", "WarmStartSettings", "Exporter", "LatestExporter", "BestExporter",
+                   "FinalExporter")
 EXPORT_NAMES = ("ServingInputReceiver", "TensorServingInputReceiver", "build_raw_serving_input_receiver_fn",
                 "build_parsing_serving_input_receiver_fn", "PredictOutput", "ClassificationOutput",
                 "RegressionOutput")
 HOOK_NAMES = ("LoggingTensorHook", "StopAtStepHook", "CheckpointSaverHook", "SummarySaverHook", "NanTensorHook",
               "StepCounterHook", "ProfilerHook", "NanLossDuringTrainingError")
+EARLY_STOPPING_NAMES = ("stop_if_higher_hook", "stop_if_lower_hook", "stop_if_no_increase_hook",
+                        "stop_if_no_decrease_hook", "make_early_stopping_hook", "read_eval_metrics")
 TF1_TRAIN_PREFIXES = ("tf.compat.v1.train.", "tf.train.")
 TF1_OPTIMIZERS = ("GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer", "AdagradOptimizer",
                   "RMSPropOptimizer")
@@ -64,6 +67,9 @@ def _renames():
             renames[prefix + name] = "common.tf1.session_run_hook." + name
     for name in ("tf.compat.v1.logging.set_verbosity", "tf.logging.set_verbosity"):
         renames[name] = "common.set_verbosity"
+    for prefix in ESTIMATOR_PREFIXES:
+        for name in EARLY_STOPPING_NAMES:
+            renames[prefix + "experimental." + name] = "common.early_stopping." + name
     for prefix in ("tf.compat.v1.losses.", "tf.losses."):
         for name in ("get_regularization_loss", "get_regularization_losses"):
             renames[prefix + name] = "common.tf1.losses." + name
@@ -102,10 +108,8 @@ UNSUPPORTED = {
                              "object in model_fn and return it in eval_metric_ops",
     "tf.compat.v1.summary.": "only scalar summaries are written from model_fn; write others from a hook",
     "tf.compat.v1.train.Scaffold": "a Scaffold has no counterpart: checkpoints hold the model's variables",
-    "tf.estimator.experimental.": "early-stopping hooks are not supported yet",
-    "tf.estimator.LatestExporter": "exporters are not supported yet: call estimator.export_saved_model after training",
-    "tf.estimator.BestExporter": "exporters are not supported yet: call estimator.export_saved_model after training",
-    "tf.estimator.FinalExporter": "exporters are not supported yet: call estimator.export_saved_model after training",
+    "tf.estimator.experimental.": "this tf.estimator.experimental name has no counterpart here (the early-stopping "
+                                  "hooks do: common.early_stopping)",
 }
 for _prefix in ESTIMATOR_PREFIXES:
     UNSUPPORTED.setdefault(_prefix, "this tf.estimator name has no counterpart here (canned estimators are not "
@@ -237,8 +241,9 @@ def _modules_for(new_names):
     """The imports the new names need: common, and its submodules that
     `import common` does not bring (common.hooks, common.tf1.*)."""
     needed = []
-    for module in ("common", "common.hooks", "common.tf1.layers", "common.tf1.losses", "common.tf1.metrics",
-                   "common.tf1.session_run_hook", "common.tf1.summary", "common.tf1.train", "common.tf1.variables"):
+    for module in ("common", "common.early_stopping", "common.hooks", "common.tf1.layers", "common.tf1.losses",
+                   "common.tf1.metrics", "common.tf1.session_run_hook", "common.tf1.summary", "common.tf1.train",
+                   "common.tf1.variables"):
         if any(name.startswith(module + ".") for name in new_names):
             needed.append(module)
     return needed

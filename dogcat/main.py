@@ -95,7 +95,7 @@ def main(argv):
             input_fn.input_fn(paths[val_idx], labels[val_idx], FLAGS.image_size, FLAGS.eval_batch_size,
                               training=False, cache=FLAGS.cache_images),
             steps=None, name="validation", throttle_secs=0)
-        results = common.train_and_evaluate(estimator, train_spec, eval_spec).get("validation")
+        results, _ = common.train_and_evaluate(estimator, train_spec, eval_spec)
         if results:
                 print(f"Validation accuracy: {results['accuracy']:.4f}, log loss: {results['log_loss']:.4f} "
                   f"on {len(val_idx)} images (global step {results['global_step']})", flush=True)

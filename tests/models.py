@@ -54,6 +54,19 @@ def classifier_fn(features, labels, mode, params):
             tf.cast(tf.equal(predictions["classes"], labels), tf.float32))})
 
 
+def scored_fn(peak_step):
+    """classifier_fn with an eval metric "score" = -(global step - peak_step)^2: it rises to 0 at
+    peak_step, then falls, as a validation metric does when a model starts to overfit."""
+    def model_fn(features, labels, mode, params):
+        spec = classifier_fn(features, labels, mode, params)
+        if mode != common.ModeKeys.EVAL:
+            return spec
+        step = tf.cast(common.get_global_step(), tf.float32)
+        score = tf.fill(tf.shape(labels), -tf.square(step - peak_step))
+        return spec._replace(eval_metric_ops={**spec.eval_metric_ops, "score": metrics.mean(score)})
+    return model_fn
+
+
 def counting_variables(model_fn):
     """(model_fn wrapped, the set of ids of the variables its calls were given):
     a model whose variables are created once keeps the set's size."""

@@ -239,12 +239,12 @@ def test_checkpoint_of_a_different_model_is_refused_and_left_alone(tmp_path):
 
 def test_train_and_evaluate_with_two_named_evals(tmp_path):
     estimator = make_estimator(tmp_path)
-    results = common.train_and_evaluate(
+    results, exports = common.train_and_evaluate(
         estimator,
         common.TrainSpec(models.train_input(FEATURES, LABELS, 32), max_steps=30),
         [common.EvalSpec(models.eval_input(FEATURES[:128], LABELS[:128], 32), steps=None, name="a", throttle_secs=0),
          common.EvalSpec(models.eval_input(FEATURES[128:], LABELS[128:], 32), steps=2, name="b", throttle_secs=0)])
-    assert set(results) == {"a", "b"}
+    assert set(results) == set(exports) == {"a", "b"} and exports["a"] == []
     assert results["a"]["global_step"] == 30
     steps_a = [s for s, _ in summaries.read_scalars(str(tmp_path / "eval_a"))["accuracy"]]
     assert steps_a == [10, 20, 30]

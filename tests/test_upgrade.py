@@ -204,3 +204,19 @@ def test_session_run_hooks_become_common_tf1s():
     assert "return common.tf1.session_run_hook.SessionRunArgs(common.get_global_step())" in new
     assert "class Saver(common.tf1.session_run_hook.CheckpointSaverListener):" in new
     assert "import common.tf1.session_run_hook" in new and not any(c.refused for c in changes)
+
+
+def test_exporters_and_early_stopping_hooks_become_the_projects():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        best = tf.estimator.BestExporter(serving_input_receiver_fn=receiver, exports_to_keep=3)
+        stop = tf.estimator.experimental.stop_if_no_decrease_hook(estimator, "loss", 1000)
+        spec = tf.estimator.EvalSpec(input_fn, exporters=[best, tf.estimator.FinalExporter("final", receiver)])
+        odd = tf.estimator.experimental.InMemoryEvaluatorHook(estimator, input_fn)
+        ''')
+    assert new.splitlines()[:6] == [
+        "import common", "import common.early_stopping", "import tensorflow as tf",
+        "best = common.BestExporter(serving_input_receiver_fn=receiver, exports_to_keep=3)",
+        'stop = common.early_stopping.stop_if_no_decrease_hook(estimator, "loss", 1000)',
+        'spec = common.EvalSpec(input_fn, exporters=[best, common.FinalExporter("final", receiver)])']
+    assert [(c.line, "InMemoryEvaluatorHook" in c.message) for c in changes if c.refused] == [(5, True)]
