@@ -43,6 +43,7 @@ flags.DEFINE_boolean("synthetic_data", False, "Random images of the right shape 
 flags.DEFINE_integer("save_checkpoints_steps", 1000, "Checkpoint (and evaluate) every this many steps.",
                      lower_bound=1)
 cli.define_device_flags()
+cli.define_eval_service_flags()
 
 
 def _check_flags():
@@ -93,9 +94,11 @@ def main(argv):
 
     config = cli.run_config(plan, cluster, FLAGS.job_dir, save_checkpoints_steps=FLAGS.save_checkpoints_steps)
     estimator = common.Estimator(model_fn.model_fn, config=config, params=_params(plan, batches_per_epoch))
+    eval_metrics = ("accuracy", "loss")
     train_hooks = [hooks.ExamplesPerSecondHook(FLAGS.train_batch_size, every_n_steps=10),
                    hooks.LoggingTensorHook({"learning_rate": "learning_rate", "loss": "loss"}, every_n_iter=100),
-                   *cli.profiler_hooks()]
+                   *cli.profiler_hooks(), *cli.early_stopping_hooks(estimator, None, eval_metrics)]
+    exporters = cli.best_exporters(_serving_input_receiver_fn, None, eval_metrics)
     train_input = input_fn.input_fn(FLAGS.data_dir, "train", FLAGS.train_batch_size,
                                     FLAGS.use_distortion_for_training, synthetic, FLAGS.random_seed)
     eval_input = input_fn.input_fn(FLAGS.data_dir, "eval", FLAGS.eval_batch_size, synthetic=synthetic)
@@ -103,7 +106,7 @@ def main(argv):
     try:
         results, _ = common.train_and_evaluate(
             estimator, common.TrainSpec(train_input, max_steps=FLAGS.train_steps, hooks=train_hooks),
-            common.EvalSpec(eval_input, steps=eval_steps, throttle_secs=0))
+            common.EvalSpec(eval_input, steps=eval_steps, throttle_secs=0, exporters=exporters))
     except tf.errors.DataLossError as error:
         input_fn.raise_for_corrupt_files(FLAGS.data_dir)
         raise input_fn.CifarDataError(f"corrupt TFRecord data under {FLAGS.data_dir}: {error.message}") from error

@@ -14,7 +14,8 @@ import tempfile
 import tensorflow as tf
 from absl import app, flags, logging
 
-from common import model_dir_lock, multiworker, precision, runtime, signals, towers
+from common import (early_stopping, eval_loop, exporters, model_dir_lock, multiworker, precision, runtime, signals,
+                    towers)
 from common.checkpoints import CheckpointDamagedError, CheckpointMismatchError, CheckpointWriteError
 from common.hooks import NanLossDuringTrainingError, ProfilerHook
 from common.run_config import RunConfig
@@ -55,6 +56,56 @@ def define_device_flags():
                       "profiler into the model dir (TensorBoard's Profile tab).")
     flags.register_validator("profile_steps", _is_step_range,
                              "--profile_steps must be two global steps FIRST,LAST with 1 <= FIRST <= LAST")
+
+
+def define_eval_service_flags():
+    """Best-model export and early stopping, both ruled by an eval metric."""
+    flags.DEFINE_string("export_best", None, "METRIC[:max|min]: keep SavedModels of the 5 best evaluations by this "
+                        "eval metric in model_dir/export/best (max unless the metric is a loss or an error).")
+    flags.DEFINE_string("early_stopping_metric", None, "METRIC[:max|min]: stop training once this eval metric has "
+                        "not improved for --early_stopping_steps steps (max unless it is a loss or an error).")
+    flags.DEFINE_integer("early_stopping_steps", 1000, "Steps without improvement that stop training.", lower_bound=0)
+    flags.DEFINE_integer("early_stopping_min_steps", 0, "Evaluations before this step do not count for early "
+                         "stopping.", lower_bound=0)
+
+
+def _metric_rule(flag_name, value, eval_metrics):
+    """(metric, higher_is_better) of a METRIC[:max|min] flag value."""
+    metric, _, direction = value.partition(":")
+    if metric not in eval_metrics:
+        raise app.UsageError(f"--{flag_name}={value}: the evaluation reports {', '.join(eval_metrics)}")
+    if direction not in ("", "max", "min"):
+        raise app.UsageError(f"--{flag_name}={value}: the direction after ':' must be max or min")
+    if direction:
+        return metric, direction == "max"
+    return metric, not any(word in metric for word in ("loss", "error"))
+
+
+def best_exporters(serving_input_receiver_fn, eval_name, eval_metrics):
+    """[BestExporter "best"] for --export_best (eval_metrics: what the evaluation
+    named eval_name reports; None: there is none), or []."""
+    if not FLAGS.export_best:
+        return []
+    if eval_metrics is None:
+        raise app.UsageError(f"--export_best={FLAGS.export_best} needs an evaluation during training")
+    metric, higher = _metric_rule("export_best", FLAGS.export_best, eval_metrics)
+    return [exporters.BestExporter(
+        "best", serving_input_receiver_fn, compare_fn=exporters.metric_better(metric, higher),
+        event_file_pattern=os.path.join(os.path.basename(eval_loop.eval_dir("", eval_name)), "*.tfevents.*"))]
+
+
+def early_stopping_hooks(estimator, eval_name, eval_metrics):
+    """[a stop_if_no_increase/decrease hook] for --early_stopping_metric, checked at every
+    loop boundary (it stops at the first one after the evaluation that triggers it), or []."""
+    if not FLAGS.early_stopping_metric:
+        return []
+    if eval_metrics is None:
+        raise app.UsageError(f"--early_stopping_metric={FLAGS.early_stopping_metric} needs an evaluation during "
+                             "training")
+    metric, higher = _metric_rule("early_stopping_metric", FLAGS.early_stopping_metric, eval_metrics)
+    make = early_stopping.stop_if_no_increase_hook if higher else early_stopping.stop_if_no_decrease_hook
+    return [make(estimator, metric, FLAGS.early_stopping_steps, eval_dir=estimator.eval_dir(eval_name),
+                 min_steps=FLAGS.early_stopping_min_steps, run_every_steps=1)]
 
 
 def _is_step_range(values):

@@ -5,8 +5,8 @@ hook reads the eval results written to the eval dir (model_dir/eval, or
 eval_<name>), every `run_every_secs` or `run_every_steps`, and requests a
 stop when its rule holds, logging which evaluation made it hold. With
 train_and_evaluate, which evaluates after each checkpoint, a check every
-step stops training at the first loop boundary after the evaluation that
-triggers the rule.
+step (run_every_steps=1) stops training at the first loop boundary after
+the evaluation that triggers the rule.
 """
 
 import collections
@@ -32,11 +32,16 @@ def read_eval_metrics(eval_dir):
 
 
 class _StopOnPredicateHook(hooks_lib.PeriodicHook):
-    """Requests a stop when should_stop_fn() says so; checks at the first step of
-    a run, then every N steps after it (or every N seconds)."""
+    """Requests a stop when should_stop_fn() says so; checks at the first loop
+    boundary of a run, then at the first boundary N steps (or seconds) after
+    the last check. It never cuts a loop short: checks cost a read of the
+    eval dir, and a loop's steps run at full speed."""
 
     first = True
     aligned = False
+
+    def steps_to_trigger(self, step):
+        return None
 
     def __init__(self, should_stop_fn, run_every_secs=60, run_every_steps=None):
         if run_every_secs is None and run_every_steps is None:

@@ -40,6 +40,7 @@ flags.DEFINE_float("max_image_megapixels", input_fn.MAX_MEGAPIXELS,
                    "Leave out (with a warning) images larger than this, read from their headers.", lower_bound=0.01)
 flags.DEFINE_string("submission", None, "Where to write submission.csv (default: model_dir/submission.csv).")
 cli.define_device_flags()
+cli.define_eval_service_flags()
 
 
 def predict_test(estimator, test):
@@ -84,20 +85,25 @@ def main(argv):
                   data_format=FLAGS.data_format)
     config = cli.run_config(plan, cluster, FLAGS.model_dir, save_checkpoints_steps=FLAGS.eval_every_steps)
     estimator = common.Estimator(model_fn.model_fn, config=config, params=params)
+    receiver = common.build_raw_serving_input_receiver_fn(
+        {"image": tf.TensorSpec([None, FLAGS.image_size, FLAGS.image_size, 3], tf.float32)})
+    eval_metrics = ("accuracy", "log_loss", "loss") if len(val_idx) else None
     train_spec = common.TrainSpec(
         input_fn.input_fn(paths[train_idx], labels[train_idx], FLAGS.image_size, FLAGS.train_batch_size,
                           training=True, augment_images=FLAGS.augment, cache=FLAGS.cache_images,
                           seed=FLAGS.random_seed),
         max_steps=FLAGS.train_steps,
-        hooks=[hooks.ExamplesPerSecondHook(FLAGS.train_batch_size, every_n_steps=100), *cli.profiler_hooks()])
+        hooks=[hooks.ExamplesPerSecondHook(FLAGS.train_batch_size, every_n_steps=100), *cli.profiler_hooks(),
+               *cli.early_stopping_hooks(estimator, "validation", eval_metrics)])
+    exporters = cli.best_exporters(receiver, "validation", eval_metrics)
     if len(val_idx):
         eval_spec = common.EvalSpec(
             input_fn.input_fn(paths[val_idx], labels[val_idx], FLAGS.image_size, FLAGS.eval_batch_size,
                               training=False, cache=FLAGS.cache_images),
-            steps=None, name="validation", throttle_secs=0)
+            steps=None, name="validation", throttle_secs=0, exporters=exporters)
         results, _ = common.train_and_evaluate(estimator, train_spec, eval_spec)
         if results:
-                print(f"Validation accuracy: {results['accuracy']:.4f}, log loss: {results['log_loss']:.4f} "
+            print(f"Validation accuracy: {results['accuracy']:.4f}, log loss: {results['log_loss']:.4f} "
                   f"on {len(val_idx)} images (global step {results['global_step']})", flush=True)
     else:
         estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=FLAGS.train_steps)
@@ -110,8 +116,6 @@ def main(argv):
         path = FLAGS.submission or os.path.join(FLAGS.model_dir, "submission.csv")
         submission.write(path, test.ids, predict_test(estimator, test), FLAGS.clip)
         print(f"Submission: {path} ({len(test.ids)} rows)", flush=True)
-    receiver = common.build_raw_serving_input_receiver_fn(
-        {"image": tf.TensorSpec([None, FLAGS.image_size, FLAGS.image_size, 3], tf.float32)})
     print(f"SavedModel: {estimator.export_saved_model(os.path.join(FLAGS.model_dir, 'export'), receiver)}", flush=True)
 
 

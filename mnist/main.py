@@ -39,6 +39,7 @@ flags.DEFINE_float("validation_fraction", 0.2, "Share of the training file held 
 flags.DEFINE_float("label_smoothing", 0.1, "Label smoothing of the cross-entropy.", lower_bound=0, upper_bound=1)
 flags.DEFINE_integer("eval_every_steps", 1000, "Checkpoint and validate every this many steps.", lower_bound=1)
 cli.define_device_flags()
+cli.define_eval_service_flags()
 FLAGS.set_default("random_seed", 0)  # the defaults reproduce the measured accuracy
 
 
@@ -77,21 +78,24 @@ def main(argv):
                   optimizer=FLAGS.optimizer, momentum=FLAGS.momentum, label_smoothing=FLAGS.label_smoothing)
     config = cli.run_config(plan, cluster, FLAGS.model_dir, save_checkpoints_steps=FLAGS.eval_every_steps)
     estimator = common.Estimator(model_fn.model_fn, config=config, params=params)
+    receiver = common.build_raw_serving_input_receiver_fn(
+        tf.TensorSpec([None, *data.image_shape, 1], tf.float32, name="image"))
+    validating = len(splits["validation"][1]) > 0
+    eval_metrics = ("accuracy", "loss") if validating else None
     train_hooks = [
         hooks.ExamplesPerSecondHook(FLAGS.train_batch_size, every_n_steps=100),
         hooks.LoggingTensorHook(["learning_rate", "loss"], every_n_iter=100),
         *cli.profiler_hooks(),
+        *cli.early_stopping_hooks(estimator, "validation", eval_metrics),
     ]
     train_spec = common.TrainSpec(
         input_fn.input_fn(*splits["train"], FLAGS.train_batch_size, training=True, seed=FLAGS.random_seed),
         max_steps=FLAGS.train_steps, hooks=train_hooks)
-    eval_specs = []
-    if len(splits["validation"][1]):
-        eval_specs.append(common.EvalSpec(
+    exporters = cli.best_exporters(receiver, "validation", eval_metrics)
+    if validating:
+        common.train_and_evaluate(estimator, train_spec, common.EvalSpec(
             input_fn.input_fn(*splits["validation"], FLAGS.eval_batch_size, training=False),
-            steps=None, name="validation", throttle_secs=0))
-    if eval_specs:
-        common.train_and_evaluate(estimator, train_spec, eval_specs)
+            steps=None, name="validation", throttle_secs=0, exporters=exporters))
     else:
         estimator.train(train_spec.input_fn, hooks=train_hooks, max_steps=FLAGS.train_steps)
     if not estimator.is_chief:
@@ -100,8 +104,6 @@ def main(argv):
     test = estimator.evaluate(input_fn.input_fn(*splits["test"], FLAGS.eval_batch_size, training=False), name="test")
     print(f"Test accuracy: {test['accuracy']:.4f} on {len(splits['test'][1])} images "
           f"(global step {test['global_step']})", flush=True)
-    receiver = common.build_raw_serving_input_receiver_fn(
-        tf.TensorSpec([None, *data.image_shape, 1], tf.float32, name="image"))
     export_dir = estimator.export_saved_model(os.path.join(FLAGS.model_dir, "export"), receiver)
     print(f"SavedModel: {export_dir}", flush=True)
 

@@ -65,13 +65,33 @@ def test_train_eval_export_then_resume(sample_dir, tmp_path):
     ("--num_gpus=2", "--num_gpus=2 but this machine has 0 GPU(s)"),
     ("--cpu_towers=3", "--train_batch_size=32 must be a multiple of the number of towers (3)"),
     ("--lr_schedule=piecewise", "--lr_schedule=piecewise: piecewise_constant: 0 boundaries need 1 values, got 0"),
+    ("--export_best=auc", "--export_best=auc: the evaluation reports accuracy, loss"),
+    ("--early_stopping_metric=loss:up", "--early_stopping_metric=loss:up: the direction after ':' must be max or min"),
+    ("--validation_fraction=0 --early_stopping_metric=loss",
+     "--early_stopping_metric=loss needs an evaluation during training"),
 ])
 def test_bad_flags_fail_before_anything_is_written(sample_dir, tmp_path, flag, message):
     model_dir = tmp_path / "model"
-    result = small_run(sample_dir, model_dir, "--train_steps=5", flag)
+    result = small_run(sample_dir, model_dir, "--train_steps=5", *flag.split())
     assert result.returncode == 1
     assert message in result.stderr
     assert not model_dir.exists()
+
+
+def test_early_stopping_and_the_best_export_from_the_flags(sample_dir, tmp_path):
+    """No improvement for 0 steps holds at the first evaluation (step 20): training stops at the next loop
+    boundary, is evaluated there, and the best validation accuracy's SavedModel is kept."""
+    model_dir = tmp_path / "model"
+    result = small_run(sample_dir, model_dir, "--train_steps=100", "--early_stopping_metric=accuracy",
+                       "--early_stopping_steps=0", "--export_best=accuracy")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert 'No increase in metric "accuracy" for 0 steps' in result.stderr
+    assert "Requesting early stopping at global step 25" in result.stderr
+    assert "(global step 25)" in result.stdout
+    best = sorted((model_dir / "export" / "best").iterdir())
+    assert 1 <= len(best) <= 2
+    served = tf.saved_model.load(str(best[-1])).signatures["serving_default"](image=tf.zeros([2, 28, 28, 1]))
+    assert served["probabilities"].shape == (2, 10)
 
 
 def test_unwritable_model_dir_is_refused(sample_dir, tmp_path):
