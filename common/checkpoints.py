@@ -225,19 +225,30 @@ def restore_input(path, iterator):
 class WarmStartSettings:
     """Initialize matching variables from another model's checkpoint.
 
-    vars_to_warm_start: a regex matched (re.match) against model variable
-    names, e.g. "backbone/" to take a backbone and leave a new head alone.
+    vars_to_warm_start, as tf.estimator read it: a regex matched (re.match)
+    against the names of the trainable model variables, e.g. "backbone/" to
+    take a backbone and leave a new head alone; a list of regexes, matched
+    against every model variable (batch-norm statistics too); None: none.
     """
 
     ckpt_to_initialize_from: str
-    vars_to_warm_start: str = ".*"
+    vars_to_warm_start: object = ".*"
 
 
-def warm_start(settings, variables: Mapping[str, tf.Variable], model_names):
+def _warm_start_names(vars_to_warm_start, model_names, trainable_names):
+    if vars_to_warm_start is None:
+        return []
+    if isinstance(vars_to_warm_start, str):
+        pattern = re.compile(vars_to_warm_start)
+        return [n for n in trainable_names if pattern.match(n)]
+    patterns = [re.compile(p) for p in vars_to_warm_start]
+    return [n for n in model_names if any(p.match(n) for p in patterns)]
+
+
+def warm_start(settings, variables: Mapping[str, tf.Variable], model_names, trainable_names):
     """Copies the matched model variables from the settings' checkpoint."""
     path = resolve(settings.ckpt_to_initialize_from, "warm_start_from")
-    pattern = re.compile(settings.vars_to_warm_start)
-    names = [n for n in model_names if pattern.match(n)]
+    names = _warm_start_names(settings.vars_to_warm_start, model_names, trainable_names)
     saved = variable_shapes(path)
     missing = [n for n in names if n not in saved]
     if missing:

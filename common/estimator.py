@@ -15,6 +15,7 @@ been checked.
 """
 
 import re
+import os
 import tempfile
 
 import tensorflow as tf
@@ -160,7 +161,8 @@ class Estimator:
                 logging.info("Restoring parameters from %s", path)
             return path
         if training and self._warm_start is not None and self.is_chief:
-            checkpoints.warm_start(self._warm_start, state, model_names)
+            checkpoints.warm_start(self._warm_start, state, model_names,
+                                   [t.name for t in self._model.model_variables if t.trainable])
         elif not training:
             logging.warning(
                 "Could not find trained model in model_dir: %s, running initialization to %s.",
@@ -229,7 +231,11 @@ class Estimator:
                 logging.info("Restored the input pipeline's position from %s.", restored)
             else:
                 logging.info("%s holds no input pipeline state; the input starts from the beginning.", restored)
-        listeners = session_run_hook.adapt_listeners(saving_listeners)
+        user_hooks = _user_hooks(hooks, info)
+        savers = [h for h in user_hooks if isinstance(h, hooks_lib.CheckpointSaverHook)]
+        self._check_checkpoint_dirs(savers)
+        listeners = session_run_hook.adapt_listeners(
+            list(saving_listeners or ()) + [x for saver in savers[:1] for x in saver.listeners])
 
         def save(step, initial):
             path = self._store.save(step, state, input_state)
@@ -261,9 +267,9 @@ class Estimator:
                                        self._store.latest, info.graph_tensors)
         try:
             with signals.StopRequests() as stop_requests:
-                all_hooks = (self._default_hooks(steps, max_steps) + _user_hooks(hooks, info)
-                             + [hooks_lib.CheckpointSaverHook(self._config.save_checkpoints_steps,
-                                                              self._config.save_checkpoints_secs)]
+                default_saver = [] if savers else [hooks_lib.CheckpointSaverHook(
+                    save_steps=self._config.save_checkpoints_steps, save_secs=self._config.save_checkpoints_secs)]
+                all_hooks = (self._default_hooks(steps, max_steps) + user_hooks + default_saver
                              + [x for x in listeners if isinstance(x, hooks_lib.Hook)]  # TF1 listeners' begin/end
                              + [signals.StopOnSignalHook(stop_requests)])
                 final_loss = train_loop.run(run_steps, lambda: int(self._model.global_step.numpy()), all_hooks,
@@ -272,6 +278,12 @@ class Estimator:
             writer.close()
         logging.info("Loss for final step: %s.", final_loss)
         return self
+
+    def _check_checkpoint_dirs(self, savers):
+        for saver in savers:
+            if saver.checkpoint_dir and os.path.abspath(saver.checkpoint_dir) != os.path.abspath(self.model_dir):
+                raise ValueError(f"CheckpointSaverHook(checkpoint_dir={saver.checkpoint_dir!r}): checkpoints go to "
+                                 f"the estimator's model_dir, {self.model_dir}")
 
     def _train_loop(self, values):
         if "train" not in self._loops:
@@ -300,7 +312,7 @@ class Estimator:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         dataset = self._dataset(input_fn, ModeKeys.EVAL)
         info = self._probe_dataset(ModeKeys.EVAL, dataset)
-        self._restore(ModeKeys.EVAL, checkpoint_path)
+        restored = self._restore(ModeKeys.EVAL, checkpoint_path)
         if "eval" not in self._loops:
             self._loops["eval"] = loops.make_eval_loop(self._step.eval_step, info.totals)
         iterator = iter(dataset)
@@ -311,7 +323,7 @@ class Estimator:
             steps, self._config.steps_per_loop)
         results = eval_loop.results(totals, info.metric_results)
         results["global_step"] = int(self._model.global_step.numpy())
-        eval_loop.write_results(self.model_dir, name, results)
+        eval_loop.write_results(self.model_dir, name, results, restored)
         return results
 
     # --------------------------------------------------------------- predict

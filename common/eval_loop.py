@@ -29,7 +29,7 @@ def run(run_batches, hooks, context, steps, steps_per_loop):
         batch_totals = {k: v.numpy() for k, v in batch_totals.items()}
         totals = batch_totals if totals is None else {k: totals[k] + batch_totals[k] for k in totals}
         for hook in hooks:
-            hook.after_step(done, {"loss": totals["loss_sum"] / max(totals["count"], 1)}, context)
+            hook.after_step(done, {"loss": totals["batch_loss_sum"] / max(totals["batches"], 1)}, context)
     if totals is None or totals["count"] == 0:
         raise ValueError("evaluate: input_fn yielded no data")
     for hook in hooks:
@@ -38,12 +38,14 @@ def run(run_batches, hooks, context, steps, steps_per_loop):
 
 
 def results(totals, metric_results):
-    """{metric name: value, "loss": mean loss per example} from summed totals."""
+    """{metric name: value, "loss": the mean of the batches' mean losses} from
+    summed totals (tf.estimator's loss metric; a short last batch weighs as much
+    as a full one)."""
     values = {}
     for name, result in metric_results.items():
         prefix = name + "/"
         values[name] = result({k[len(prefix):]: v for k, v in totals.items() if k.startswith(prefix)})
-    values["loss"] = float(totals["loss_sum"] / totals["count"])
+    values["loss"] = float(totals["batch_loss_sum"] / totals["batches"])
     return values
 
 
@@ -52,12 +54,15 @@ def eval_dir(model_dir, name=None):
     return os.path.join(model_dir, "eval" if not name else f"eval_{name}")
 
 
-def write_results(model_dir, name, results_at_step):
-    """Logs the results and writes them to eval_dir(model_dir, name)."""
+def write_results(model_dir, name, results_at_step, checkpoint_path=None):
+    """Logs the results and writes them to eval_dir(model_dir, name), with the
+    path of the checkpoint evaluated (tag checkpoint_path) where there was one."""
     directory = eval_dir(model_dir, name)
     step = results_at_step["global_step"]
     text = ", ".join(f"{k} = {v:g}" for k, v in sorted(results_at_step.items()))
     logging.info("Saving dict for global step %d: %s", step, text)
     writer = tf.summary.create_file_writer(directory)
     summaries.write_scalars(writer, step, {k: v for k, v in results_at_step.items() if k != "global_step"})
+    if checkpoint_path:
+        summaries.write_text(writer, step, "checkpoint_path", checkpoint_path)
     writer.close()

@@ -32,8 +32,10 @@ from common import checkpoints, summaries
 from common.triggers import Trigger
 
 
-class NanLossDuringTrainingError(RuntimeError):
-    """The loss became NaN or infinite; the step is in the message."""
+class NanLossDuringTrainingError(tf.compat.v1.train.NanLossDuringTrainingError):
+    """The loss became NaN or infinite; the step is in the message. A
+    tf.compat.v1.train.NanLossDuringTrainingError (and a RuntimeError), so
+    estimator code's `except` clauses catch it."""
 
     def __init__(self, step, loss):
         super().__init__(
@@ -42,6 +44,9 @@ class NanLossDuringTrainingError(RuntimeError):
             "written before this step."
         )
         self.step = step
+
+    def __str__(self):  # the TF1 class says only "NaN loss during training."
+        return self.args[0]
 
 
 def value_name(fetch):
@@ -72,6 +77,7 @@ class RunContext:
         self.start_step = start_step
         self.available_values = tuple(available_values)
         self.graph_tensors = frozenset(graph_tensors)
+        self.steps_coming = 1  # how many steps the coming call runs (set by the train loop)
         self.summary_writer = summary_writer
         self._save_checkpoint = save_checkpoint
         self._latest_checkpoint = latest_checkpoint
@@ -166,41 +172,76 @@ class _RateHook(PeriodicHook):
         raise NotImplementedError
 
 
-class LoggingTensorHook(PeriodicHook):
+class LoggingTensorHook(Hook):
     """Logs named step values: "loss = 0.31, learning_rate = 0.1, step = 100 (4.2 sec)".
 
-    tensors: a list of values, or a dict label -> value, each value as
-    value_name() reads it. As TF1's: it logs the first step of a run, then
-    every N steps after it (steps 1, 4, 7 for N = 3), and "global_step" is
-    the step the logged step started from (0 for the first).
+    tf.estimator's arguments. tensors: a list of values, or a dict label ->
+    value, each value as value_name() reads it. As TF1's: it logs the first
+    step of a run, then every N steps after it (steps 1, 4, 7 for N = 3),
+    and "global_step" is the step the logged step started from (0 for the
+    first); formatter(dict label -> value) makes the line instead; at_end
+    logs the last step's values when training ends. It asks for values only
+    for a call that ends on a step it logs (with at_end or every_n_secs, for
+    every call: tensors model_fn named then cost each step its own call).
     """
 
-    first = True
-    aligned = False
-
-    def __init__(self, tensors, every_n_iter=None, every_n_secs=None, clock=time.time):
-        super().__init__(every_n_iter, every_n_secs, clock)
+    def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False, formatter=None,
+                 clock=time.time):
+        if every_n_iter is None and every_n_secs is None and not at_end:
+            raise ValueError("LoggingTensorHook: give at_end=True and/or one of every_n_iter and every_n_secs")
+        if every_n_iter is not None and every_n_secs is not None:
+            raise ValueError("LoggingTensorHook: give every_n_iter or every_n_secs, not both")
         if not isinstance(tensors, dict):
             tensors = {value_name(t): t for t in tensors}
         self._tensors = {label: value_name(t) for label, t in tensors.items()}
+        periodic = every_n_iter is not None or every_n_secs is not None
+        self._trigger = Trigger(every_n_iter, every_n_secs, clock, first=True, aligned=False) if periodic else None
+        self._at_end = at_end
+        self._formatter = formatter
+        self._context = None
+        self._last = None
 
     def begin(self, context):
         context.check_offered(self._tensors.values(), "LoggingTensorHook")
+        self._context = context
+
+    def steps_to_trigger(self, step):
+        return None if self._trigger is None else self._trigger.steps_to_trigger(step)
 
     def before_step(self, step):
-        return tuple(self._tensors.values())
+        coming = step + self._context.steps_coming
+        if self._at_end or (self._trigger is not None and (self._trigger.every_secs is not None
+                                                           or self._trigger.should_trigger(coming))):
+            return tuple(self._tensors.values())
+        return ()
 
-    def _fire(self, step, values, context, elapsed):
+    def after_step(self, step, values, context):
+        if not all(name in values for name in self._tensors.values()):
+            return  # (a call cut short by the input's end, before the step it was to log)
+        self._last = step, dict(values)
+        if self._trigger is not None and self._trigger.should_trigger(step):
+            self._log(step, values, self._trigger.update(step))
+
+    def end(self, step, context):
+        if self._at_end and self._last is not None:
+            self._log(*self._last, None)
+
+    def _log(self, step, values, elapsed):
         shown = {**values, "global_step": step - 1}
-        text = ", ".join(f"{label} = {_format(shown[name])}" for label, name in self._tensors.items())
+        labelled = {label: shown[name] for label, name in self._tensors.items()}
+        if self._formatter is not None:
+            logging.info("%s", self._formatter(labelled))
+            return
+        text = ", ".join(f"{label} = {_format(value)}" for label, value in labelled.items())
         if elapsed is not None:
             text += f" ({elapsed[0]:.3f} sec)"
         logging.info("%s", text)
 
 
 def _format(value):
+    """As TF1's LoggingTensorHook printed a value: numpy's str of it."""
     value = np.asarray(value)
-    return f"{value.item():g}" if value.size == 1 else np.array2string(value, precision=6)
+    return str(value[()]) if value.ndim == 0 else str(value)
 
 
 class ExamplesPerSecondHook(_RateHook):
@@ -231,7 +272,10 @@ class ExamplesPerSecondHook(_RateHook):
 
 
 class StepCounterHook(_RateHook):
-    """Logs and records `global_step/sec`."""
+    """Logs and records `global_step/sec` (as TF1's: from the first step of a run,
+    every N steps after the last report)."""
+
+    aligned = False
 
     def __init__(self, every_n_steps=100, every_n_secs=None, clock=time.time):
         super().__init__(every_n_steps, every_n_secs, clock)
@@ -286,33 +330,52 @@ class StopAtStepHook(Hook):
             context.request_stop()
 
 
-class CheckpointSaverHook(PeriodicHook):
-    """Saves a checkpoint at the start, every N steps or seconds, and at the end.
+class CheckpointSaverHook(Hook):
+    """Saves a checkpoint at the start, every save_steps steps (on their
+    multiples) or save_secs seconds, and at the end; given neither, at the
+    start and the end only.
 
-    It never saves a state whose loss is not finite, so after a divergence
-    the newest checkpoint is the last good one.
+    tf.estimator's arguments: checkpoint_dir, if given, must be the
+    estimator's model_dir; listeners join the train() call's saving
+    listeners. A CheckpointSaverHook among train()'s hooks replaces the
+    estimator's own, as in tf.estimator. It never saves a state whose loss
+    is not finite, so after a divergence the newest checkpoint is the last
+    good one.
     """
 
-    def __init__(self, save_steps=None, save_secs=None, clock=time.time):
-        super().__init__(save_steps, save_secs, clock)
+    def __init__(self, checkpoint_dir=None, save_secs=None, save_steps=None, saver=None,
+                 checkpoint_basename="model.ckpt", scaffold=None, listeners=None, clock=time.time):
+        if saver is not None or scaffold is not None or checkpoint_basename != "model.ckpt":
+            raise NotImplementedError("CheckpointSaverHook: saver, scaffold and checkpoint_basename are not "
+                                      "supported; checkpoints hold the model's variables as model_dir/model.ckpt-N")
+        if save_steps is not None and save_secs is not None:
+            raise ValueError(f"CheckpointSaverHook: give save_steps or save_secs, not both (got {save_steps} and "
+                             f"{save_secs})")
+        self.checkpoint_dir = checkpoint_dir
+        self.listeners = list(listeners or ())
+        periodic = save_steps is not None or save_secs is not None
+        self._trigger = Trigger(save_steps, save_secs, clock) if periodic else None
         self._last_saved = None
         self._finite = True
 
     def begin(self, context):
-        self._trigger.update(context.start_step)
+        if self._trigger is not None:
+            self._trigger.update(context.start_step)
         if context.latest_checkpoint_step() != context.start_step:
             context.save_checkpoint(context.start_step, initial=True)
         self._last_saved = context.start_step
+
+    def steps_to_trigger(self, step):
+        return None if self._trigger is None else self._trigger.steps_to_trigger(step)
 
     def before_step(self, step):
         return ("loss",)
 
     def after_step(self, step, values, context):
         self._finite = math.isfinite(float(np.asarray(values["loss"])))
-        super().after_step(step, values, context)
-
-    def _fire(self, step, values, context, elapsed):
-        self._save(step, context)
+        if self._trigger is not None and self._trigger.should_trigger(step):
+            self._trigger.update(step)
+            self._save(step, context)
 
     def end(self, step, context):
         if self._last_saved != step:
@@ -327,7 +390,11 @@ class CheckpointSaverHook(PeriodicHook):
 
 
 class SummarySaverHook(PeriodicHook):
-    """Writes step values (default: all scalars the step offers) every N steps."""
+    """Writes step values (default: all scalars the step offers) at the first step
+    of a run, then every N steps after the last write, as TF1's did (1, 101, 201)."""
+
+    first = True
+    aligned = False
 
     def __init__(self, save_steps=100, save_secs=None, names=None, clock=time.time):
         super().__init__(save_steps, save_secs, clock)

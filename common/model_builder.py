@@ -43,7 +43,7 @@ class ProbeInfo:
         return cls(
             scalars=tuple(spec.scalars),
             metric_results={name: metrics.result_fn(m) for name, m in spec.eval_metric_ops.items()},
-            totals=("loss_sum", "count") + tuple(
+            totals=("count", "batch_loss_sum", "batches") + tuple(
                 f"{name}/{part}" for name, m in spec.eval_metric_ops.items() for part in metrics.totals_of(m)),
             predictions_dict=isinstance(spec.predictions, dict),
             hooks=tuple(hooks),

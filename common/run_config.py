@@ -13,12 +13,19 @@ from absl import logging
 from common import multiworker, strategies, towers
 
 
+USE_DEFAULT = object()  # save_checkpoints_* not given (both None means no periodic checkpoints)
+
+
 @dataclasses.dataclass
 class RunConfig:
     """Checkpoint, summary, logging and loop settings, named as in tf.estimator.
 
     When neither `save_checkpoints_steps` nor `save_checkpoints_secs` is given,
-    checkpoints are saved every 600 seconds, as tf.estimator did.
+    checkpoints are saved every 600 seconds, as tf.estimator did; both given
+    as None: no periodic checkpoints (train() still saves its start and end,
+    where tf.estimator saved nothing). keep_checkpoint_max None or 0 keeps
+    every checkpoint; save_summary_steps or log_step_count_steps None or 0
+    turns those summaries or log lines off.
     checkpoint_input_pipeline: also save the training iterator's position
     (shuffle buffers included) with each checkpoint and restore it on resume,
     as TF1's CheckpointInputPipelineHook did, so a resumed run sees exactly
@@ -33,12 +40,12 @@ class RunConfig:
 
     model_dir: Optional[str] = None
     tf_random_seed: Optional[int] = None
-    save_summary_steps: int = 100
-    save_checkpoints_steps: Optional[int] = None
-    save_checkpoints_secs: Optional[float] = None
-    keep_checkpoint_max: int = 5
+    save_summary_steps: Optional[int] = 100
+    save_checkpoints_steps: Optional[int] = USE_DEFAULT
+    save_checkpoints_secs: Optional[float] = USE_DEFAULT
+    keep_checkpoint_max: Optional[int] = 5
     keep_checkpoint_every_n_hours: float = 10000.0
-    log_step_count_steps: int = 100
+    log_step_count_steps: Optional[int] = 100
     steps_per_loop: int = 1
     jit_compile: Optional[bool] = None  # None: XLA where it pays (decided by DevicePlan.compiled_unit)
     device_plan: Optional[towers.DevicePlan] = None
@@ -59,17 +66,20 @@ class RunConfig:
         if self.session_config is not None:
             logging.warning("RunConfig(session_config=...) is ignored: set threads and device-placement "
                             "logging with common.runtime.configure(...) before TensorFlow starts")
+        if self.save_checkpoints_steps is USE_DEFAULT and self.save_checkpoints_secs is USE_DEFAULT:
+            self.save_checkpoints_secs = 600
+        for name in ("save_checkpoints_steps", "save_checkpoints_secs"):
+            if getattr(self, name) is USE_DEFAULT:
+                setattr(self, name, None)
         if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
             raise ValueError(
                 "RunConfig: give save_checkpoints_steps or save_checkpoints_secs, not both "
                 f"(got {self.save_checkpoints_steps} and {self.save_checkpoints_secs})"
             )
-        if self.save_checkpoints_steps is None and self.save_checkpoints_secs is None:
-            self.save_checkpoints_secs = 600
         for name in ("save_summary_steps", "keep_checkpoint_max", "log_step_count_steps"):
             value = getattr(self, name)
-            if value is None or value < 0:
-                raise ValueError(f"RunConfig: {name} must be >= 0, got {value}")
+            if value is not None and value < 0:
+                raise ValueError(f"RunConfig: {name} must be >= 0 or None, got {value}")
         for name in ("save_checkpoints_steps", "save_checkpoints_secs"):
             value = getattr(self, name)
             if value is not None and value <= 0:

@@ -1,26 +1,32 @@
 """TensorBoard scalar summaries without the tensorboard package.
 
 tf.summary.scalar lives in tensorboard, which TensorFlow 2.21 no longer
-installs; tf.summary.write with the scalar plugin's metadata writes the
-same event records, so `tensorboard --logdir=model_dir` reads them.
+installs. The scalars are written as tf.estimator wrote them, Summary
+protos with `simple_value`, which `tensorboard --logdir=model_dir` reads
+and which scripts that read event files with `simple_value` still find.
 """
 
-import numpy as np
 import tensorflow as tf
 from tensorflow.core.framework import summary_pb2
-
-_SCALAR_METADATA = summary_pb2.SummaryMetadata(
-    plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars"),
-    data_class=summary_pb2.DATA_CLASS_SCALAR,
-).SerializeToString()
 
 
 def write_scalars(writer, step, scalars):
     """Writes {tag: number} at `step` to a tf.summary writer and flushes it."""
+    summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, simple_value=float(value))
+                                         for tag, value in scalars.items()])
+    _write(writer, step, summary)
+
+
+def write_text(writer, step, tag, text):
+    """Writes one string tensor summary, as tf.estimator named an evaluation's checkpoint_path."""
+    summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(
+        tag=tag, tensor=tf.make_tensor_proto(text, dtype=tf.string))])
+    _write(writer, step, summary)
+
+
+def _write(writer, step, summary):
     with writer.as_default():
-        for tag, value in scalars.items():
-            tf.summary.write(tag, tf.constant(np.asarray(value, np.float32)), step=step,
-                             metadata=_SCALAR_METADATA)
+        tf.summary.experimental.write_raw_pb(summary.SerializeToString(), step=step)
     writer.flush()
 
 

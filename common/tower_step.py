@@ -277,7 +277,8 @@ class TowerStep:
 
     # ------------------------------------------------------------------ eval
     def eval_step(self, batch):
-        """Summed loss*count, count and metric totals of one batch over all towers."""
+        """The example count, the mean loss (and 1 batch, when it has examples)
+        and the metric totals of one batch over all towers."""
         features, labels = batch
         shards = towers.split_batch((features, labels), self._plan.num_towers, allow_uneven=True)
         loss_sum = tf.constant(0.0, tf.float64)
@@ -295,7 +296,10 @@ class TowerStep:
                                 for part, value in metrics.totals_of(metric).items()}
             totals = tower_totals if totals is None else {k: totals[k] + tower_totals[k] for k in totals}
         with tf.device(towers.HOST_DEVICE):
-            return {"loss_sum": loss_sum, "count": count, **totals}
+            has_examples = count > 0  # (a batch's mean loss counts once, as tf.estimator's loss metric did)
+            batch_loss = tf.where(has_examples, loss_sum / tf.maximum(count, 1.0), tf.zeros_like(loss_sum))
+            return {"count": count, "batch_loss_sum": batch_loss, "batches": tf.cast(has_examples, tf.float64),
+                    **totals}
 
     # --------------------------------------------------------------- predict
     def predict_step(self, features):

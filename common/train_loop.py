@@ -32,6 +32,7 @@ def run(run_steps, read_global_step, hooks, context, steps_per_loop):
     step, final_loss = context.start_step, None
     while not context.stop_requested:
         count = _steps_until_a_hook_fires(hooks, step, steps_per_loop)
+        context.steps_coming = count
         wanted = set()
         for hook in hooks:
             wanted.update(hook.before_step(step))

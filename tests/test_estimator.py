@@ -115,12 +115,14 @@ def test_event_files_hold_the_training_and_eval_scalars(tmp_path):
     estimator.evaluate(models.eval_input(FEATURES, LABELS, 64), name="holdout")
 
     train = summaries.read_scalars(str(tmp_path))
-    assert [step for step, _ in train["loss"]] == [5, 10, 15, 20]
+    assert [step for step, _ in train["loss"]] == [1, 6, 11, 16]  # as tf.estimator's: the first step, then every 5
+    assert [step for step, _ in train["global_step/sec"]] == [6, 11, 16]
     assert {"learning_rate", "batch_accuracy", "global_step/sec", "examples/sec"} <= set(train)
     assert all(value == pytest.approx(0.1) for _, value in train["learning_rate"])
     held_out = summaries.read_scalars(str(tmp_path / "eval_holdout"))
-    assert set(held_out) == {"accuracy", "loss"}
+    assert set(held_out) == {"accuracy", "loss", "checkpoint_path"}
     assert held_out["accuracy"][0][0] == 20
+    assert held_out["checkpoint_path"] == [(20, os.path.join(str(tmp_path), "model.ckpt-20").encode())]
 
 
 def test_nan_loss_stops_with_the_step_and_keeps_last_good_checkpoint(tmp_path):
@@ -147,7 +149,7 @@ def test_a_finite_loss_with_nan_gradients_stops_like_a_nan_loss(tmp_path):
 
     features = np.array([[1.0], [4.0], [-1.0], [9.0]], np.float32)
     estimator = common.Estimator(model_fn, str(tmp_path), config=common.RunConfig(save_checkpoints_steps=1))
-    with pytest.raises(hooks.NanLossDuringTrainingError, match="loss = nan at global step 1"):
+    with pytest.raises(tf.compat.v1.train.NanLossDuringTrainingError, match="loss = nan at global step 1"):
         estimator.train(lambda: tf.data.Dataset.from_tensors((features, features)).repeat(), steps=3)
     assert estimator.latest_checkpoint().endswith("model.ckpt-0")
     assert np.isfinite(estimator.get_variable_value("scale/dense/kernel")).all()

@@ -1,4 +1,4 @@
-"""The outer evaluation loop alone: totals summed over calls, steps honoured, results per example."""
+"""The outer evaluation loop alone: totals summed over calls, steps honoured, the loss a mean of batch means."""
 
 import os
 
@@ -16,21 +16,23 @@ def batches_of(losses, correct):
     def run_batches(count):
         chunk = list(zip(losses, correct))[position[0]:position[0] + count]
         position[0] += len(chunk)
-        totals = {"loss_sum": sum(loss * len(c) for loss, c in chunk), "count": sum(len(c) for _, c in chunk),
-                  "accuracy/sum": sum(sum(c) for _, c in chunk), "accuracy/weight": sum(len(c) for _, c in chunk)}
+        totals = {"count": sum(len(c) for _, c in chunk), "batch_loss_sum": sum(loss for loss, _ in chunk),
+                  "batches": len(chunk), "accuracy/sum": sum(sum(c) for _, c in chunk),
+                  "accuracy/weight": sum(len(c) for _, c in chunk)}
         exhausted = position[0] >= len(losses)
         return len(chunk), exhausted, {k: tf.constant(v, tf.float64) for k, v in totals.items()}
 
     return run_batches
 
 
-def test_totals_add_up_over_calls_and_the_loss_is_per_example():
+def test_totals_add_up_over_calls_and_the_loss_is_the_mean_of_the_batch_losses():
+    """As tf.estimator's loss metric: a short last batch weighs as much as a full one (metrics are per example)."""
     losses, correct = [1.0, 2.0, 4.0], [[1, 0, 1, 1], [1, 1, 0, 0], [0]]  # the last batch has one example
     totals = eval_loop.run(batches_of(losses, correct), [], hooks.RunContext("/x", ("loss",)), None, 2)
     accuracy = metrics.accuracy(tf.constant([0]), tf.constant([0]))  # its result reads sum / weight
     results = eval_loop.results(totals, {"accuracy": accuracy.result})
     assert results["accuracy"] == pytest.approx(5 / 9)
-    assert results["loss"] == pytest.approx((4 * 1.0 + 4 * 2.0 + 4.0) / 9)
+    assert results["loss"] == pytest.approx((1.0 + 2.0 + 4.0) / 3)
 
 
 def test_steps_stop_the_evaluation_and_hooks_see_the_running_loss():

@@ -62,16 +62,42 @@ def test_logging_hook_logs_named_values_at_tf1s_steps(caplog):
         for step in range(1, 11):
             assert hook.steps_to_trigger(step - 1) == (1 if step == 1 else 3 - (step - 2) % 3)
             clock.now += 1
-            hook.after_step(step, {"learning_rate": np.float32(0.1), "loss": np.float32(1 / step)}, ctx)
+            hook.after_step(step, {"learning_rate": np.float32(0.1), "loss": np.float32(1 / step),
+                                   "global_step": step}, ctx)
             fired += [step] if "step = %d" % (step - 1) in caplog.text else []
     assert fired == [1, 4, 7, 10]
-    assert "lr = 0.1, loss = 1, step = 0\n" in caplog.text
+    assert "lr = 0.1, loss = 1.0, step = 0\n" in caplog.text
     assert "lr = 0.1, loss = 0.25, step = 3 (3.000 sec)" in caplog.text
     resumed = hooks.LoggingTensorHook(["loss"], every_n_iter=3, clock=clock)
     resumed.begin(context(start_step=5))
     assert resumed.steps_to_trigger(5) == 1
     resumed.after_step(6, {"loss": np.float32(1.0)}, ctx)
     assert [resumed.steps_to_trigger(s) for s in (6, 7, 8)] == [3, 2, 1]
+
+
+def test_logging_hook_asks_only_for_a_call_ending_on_a_step_it_logs_and_formats_and_logs_at_end(caplog):
+    ctx = context()
+    hook = hooks.LoggingTensorHook({"p": "probabilities"}, every_n_iter=4, at_end=False,
+                                   formatter=lambda values: f"p is {values['p'].tolist()}")
+    ctx = hooks.RunContext("/x", ("loss",), graph_tensors=("probabilities",))
+    hook.begin(ctx)
+    asked = []
+    with caplog.at_level(py_logging.INFO):
+        for step, coming in ((0, 1), (1, 2), (3, 2), (5, 3), (8, 1)):
+            ctx.steps_coming = coming
+            asked.append(bool(hook.before_step(step)))
+            hook.after_step(step + coming, {"probabilities": np.array([step + coming, 0.5])} if asked[-1] else {},
+                            ctx)
+    assert asked == [True, False, True, False, True]  # the calls ending on steps 1, 5 and 9
+    assert caplog.messages == ["p is [1.0, 0.5]", "p is [5.0, 0.5]", "p is [9.0, 0.5]"]
+    at_end = hooks.LoggingTensorHook(["loss"], at_end=True)
+    at_end.begin(ctx)
+    with caplog.at_level(py_logging.INFO):
+        at_end.after_step(7, {"loss": np.float32(0.25)}, ctx)
+        at_end.end(7, ctx)
+    assert caplog.messages[-1] == "loss = 0.25"
+    with pytest.raises(ValueError, match="give at_end=True and/or one of every_n_iter and every_n_secs"):
+        hooks.LoggingTensorHook(["loss"])
     with pytest.raises(ValueError, match="LoggingTensorHook asks for accuracy, which the step does not offer"):
         hooks.LoggingTensorHook(["accuracy"], every_n_iter=1).begin(ctx)
 

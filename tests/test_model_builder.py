@@ -31,7 +31,7 @@ def test_the_first_probe_builds_and_reports_what_the_spec_offers():
     assert names == ["net/classifier/hidden/kernel", "net/classifier/hidden/bias",
                      "net/classifier/logits/kernel", "net/classifier/logits/bias"]
     assert info.scalars == ("batch_accuracy",)
-    assert info.totals == ("loss_sum", "count", "accuracy/sum", "accuracy/weight")
+    assert info.totals == ("count", "batch_loss_sum", "batches", "accuracy/sum", "accuracy/weight")
     assert info.predictions_dict and info.hooks == ()
     assert model.train_variables.optimizer.built and len(model.train_variables.trainable) == 4
     state = model.named_state(with_optimizer=True)
@@ -44,7 +44,7 @@ def test_later_probes_and_calls_create_nothing_and_return_their_own_spec():
     model = builder()
     probe(model, common.ModeKeys.TRAIN)
     before = [id(t.variable) for t in model.model_variables]
-    assert probe(model, common.ModeKeys.EVAL).totals[:2] == ("loss_sum", "count")
+    assert probe(model, common.ModeKeys.EVAL).totals[:3] == ("count", "batch_loss_sum", "batches")
     assert probe(model, common.ModeKeys.TRAIN) is probe(model, common.ModeKeys.TRAIN)  # kept per mode
     with model.scope():
         spec = model.call(tf.zeros([2, 4]), tf.zeros([2], tf.int64), common.ModeKeys.EVAL)

@@ -3,7 +3,6 @@ upgraded by the command and trained here: the numbers are tf.estimator's (Tensor
 2.15.0, Keras 2.15; recorded from the same files, unchanged, and kept in
 tests/data/tf215_reference.json)."""
 
-import importlib.util
 import json
 import logging
 import os
@@ -14,8 +13,8 @@ import pytest
 import tensorflow as tf
 
 import common
-from common import upgrade_rules
 from tests import models
+from tests.programs import upgraded
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "data", "tf215_reference.json")) as _f:
@@ -25,19 +24,10 @@ with open(os.path.join(HERE, "data", "tf215_reference.json")) as _f:
 @pytest.fixture(scope="module")
 def programs(tmp_path_factory):
     """Each program, upgraded by the command's rules (nothing refused, nothing edited by hand), imported."""
-    folder = tmp_path_factory.mktemp("upgraded")
-    loaded = {}
-    for name in ("tf2_sequential", "tf2_keras_model", "tf2_mirrored", "tf1_layers_cnn", "tf1_resnet_builder",
-                 "tf1_feature_columns"):
-        with open(os.path.join(HERE, "programs", f"{name}.py")) as f:
-            source, changes = upgrade_rules.upgrade_source(f.read())
-        assert [c.message for c in changes if c.refused] == []
-        path = folder / f"{name}.py"
-        path.write_text(source)
-        spec = importlib.util.spec_from_file_location(f"upgraded_{name}", path)
-        loaded[name] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(loaded[name])
-    return loaded
+    folder = str(tmp_path_factory.mktemp("upgraded"))
+    return {name: upgraded(name, folder) for name in (
+        "tf2_sequential", "tf2_keras_model", "tf2_mirrored", "tf1_layers_cnn", "tf1_resnet_builder",
+        "tf1_feature_columns")}
 
 
 def _values(est):
