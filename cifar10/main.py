@@ -43,7 +43,7 @@ flags.DEFINE_boolean("synthetic_data", False, "Random images of the right shape 
 flags.DEFINE_integer("save_checkpoints_steps", 1000, "Checkpoint (and evaluate) every this many steps.",
                      lower_bound=1)
 cli.define_device_flags()
-cli.define_eval_service_flags()
+cli.define_service_flags()
 
 
 def _check_flags():
@@ -62,6 +62,7 @@ def _params(plan, batches_per_epoch):
     return dict(num_layers=FLAGS.num_layers, data_format=FLAGS.data_format,
                 batch_norm_decay=FLAGS.batch_norm_decay, batch_norm_epsilon=FLAGS.batch_norm_epsilon,
                 weight_decay=FLAGS.weight_decay, optimizer=FLAGS.optimizer, momentum=FLAGS.momentum,
+                clip_global_norm=FLAGS.clip_global_norm,
                 learning_rate=FLAGS.learning_rate, lr_schedule=FLAGS.lr_schedule,
                 batches_per_epoch=batches_per_epoch, decay_steps=FLAGS.decay_steps, decay_rate=FLAGS.decay_rate)
 

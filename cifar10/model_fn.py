@@ -45,7 +45,8 @@ def model_fn(features, labels, mode, params):
     loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
     loss += params["weight_decay"] * tf.add_n([tf.nn.l2_loss(v) for v in net.trainable_variables])
     learning_rate = learning_rate_schedule(params)(common.get_global_step())
-    optimizer = common.get_optimizer(lambda: optimizers.make_optimizer(params["optimizer"], params["momentum"]))
+    optimizer = common.get_optimizer(lambda: optimizers.make_optimizer(
+        params["optimizer"], params["momentum"], params.get("clip_global_norm")))
     return common.EstimatorSpec(
         mode, predictions=predictions, loss=loss, optimizer=optimizer, learning_rate=learning_rate,
         eval_metric_ops={"accuracy": metrics.accuracy(labels, predictions["classes"])})

@@ -15,6 +15,7 @@ from common.estimator import Estimator
 from common.export_outputs import ClassificationOutput, PredictOutput, RegressionOutput
 from common.exporters import BestExporter, Exporter, FinalExporter, LatestExporter
 from common.keras_estimator import model_to_estimator
+from common.optimizers import clip_gradients_by_norm
 from common.receivers import (ServingInputReceiver, TensorServingInputReceiver,
                               build_parsing_serving_input_receiver_fn, build_raw_serving_input_receiver_fn,
                               placeholder)
@@ -46,6 +47,7 @@ __all__ = [
     "WarmStartSettings",
     "build_parsing_serving_input_receiver_fn",
     "build_raw_serving_input_receiver_fn",
+    "clip_gradients_by_norm",
     "get_global_step",
     "get_module",
     "get_optimizer",

@@ -58,8 +58,12 @@ def define_device_flags():
                              "--profile_steps must be two global steps FIRST,LAST with 1 <= FIRST <= LAST")
 
 
-def define_eval_service_flags():
-    """Best-model export and early stopping, both ruled by an eval metric."""
+def define_service_flags():
+    """Gradient clipping, and best-model export and early stopping, ruled by an eval metric."""
+    flags.DEFINE_float("clip_global_norm", None, "Scale each step's averaged gradients so their global norm is at "
+                       "most this (common.clip_gradients_by_norm).")
+    flags.register_validator("clip_global_norm", lambda value: value is None or value > 0,
+                             "--clip_global_norm must be > 0")
     flags.DEFINE_string("export_best", None, "METRIC[:max|min]: keep SavedModels of the 5 best evaluations by this "
                         "eval metric in model_dir/export/best (max unless the metric is a loss or an error).")
     flags.DEFINE_string("early_stopping_metric", None, "METRIC[:max|min]: stop training once this eval metric has "

@@ -14,8 +14,8 @@ before it runs. Nothing is written to model_dir before model_fn's spec has
 been checked.
 """
 
-import re
 import os
+import re
 import tempfile
 
 import tensorflow as tf
@@ -174,7 +174,7 @@ class Estimator:
             return loop(*args)
 
     # ----------------------------------------------------------------- train
-    def _default_hooks(self, steps, max_steps):
+    def _default_hooks(self, steps, max_steps, batch_size):
         config = self._config
         default = [hooks_lib.StopAtStepHook(num_steps=steps, last_step=max_steps)] if steps or max_steps else []
         default.append(hooks_lib.NanTensorHook())
@@ -182,6 +182,9 @@ class Estimator:
             default.append(hooks_lib.LoggingTensorHook(
                 {"loss": "loss", "step": "global_step"}, every_n_iter=config.log_step_count_steps))
             default.append(hooks_lib.StepCounterHook(every_n_steps=config.log_step_count_steps))
+            if steps or max_steps:
+                default.append(hooks_lib.ProgressHook(num_steps=steps, last_step=max_steps, batch_size=batch_size,
+                                                      every_n_steps=config.log_step_count_steps))
         if config.save_summary_steps:
             default.append(hooks_lib.SummarySaverHook(save_steps=config.save_summary_steps))
         return default
@@ -269,7 +272,8 @@ class Estimator:
             with signals.StopRequests() as stop_requests:
                 default_saver = [] if savers else [hooks_lib.CheckpointSaverHook(
                     save_steps=self._config.save_checkpoints_steps, save_secs=self._config.save_checkpoints_secs)]
-                all_hooks = (self._default_hooks(steps, max_steps) + user_hooks + default_saver
+                all_hooks = (self._default_hooks(steps, max_steps, inputs.global_batch_size(dataset))
+                             + user_hooks + default_saver
                              + [x for x in listeners if isinstance(x, hooks_lib.Hook)]  # TF1 listeners' begin/end
                              + [signals.StopOnSignalHook(stop_requests)])
                 final_loss = train_loop.run(run_steps, lambda: int(self._model.global_step.numpy()), all_hooks,

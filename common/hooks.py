@@ -21,6 +21,7 @@ towers' values concatenated along the first (batch) axis, tower 0's for a
 scalar that is not floating.
 """
 
+import datetime
 import math
 import time
 
@@ -283,6 +284,47 @@ class StepCounterHook(_RateHook):
     def _report(self, step, seconds, steps, context):
         logging.info("global_step/sec: %g", steps / seconds)
         context.write_scalars(step, {"global_step/sec": steps / seconds})
+
+
+class ProgressHook(_RateHook):
+    """Logs "Progress: step 500 of 2000 (25.0%), 41.2 steps/sec, 5274 examples/sec,
+    about 0:00:36 left" every N steps (after the first boundary, which starts
+    the clock: tracing is not timed). The rate and the time left are over the
+    whole run so far; examples/sec needs the global batch size.
+    """
+
+    aligned = False
+
+    def __init__(self, num_steps=None, last_step=None, batch_size=None, every_n_steps=100, every_n_secs=None,
+                 clock=time.time):
+        if (num_steps is None) == (last_step is None):
+            raise ValueError("ProgressHook: give exactly one of num_steps and last_step")
+        super().__init__(every_n_steps, every_n_secs, clock)
+        self._num_steps, self.last_step = num_steps, last_step
+        self._batch_size = batch_size
+        self._start = None  # (step, time) of the run's first boundary
+
+    def begin(self, context):
+        if self._num_steps is not None:
+            self.last_step = context.start_step + self._num_steps
+        self._first_step = context.start_step
+
+    def after_step(self, step, values, context):
+        if self._start is None:
+            self._start = step, self._trigger.clock()
+        super().after_step(step, values, context)
+
+    def _report(self, step, seconds, steps, context):
+        run_steps, run_seconds = step - self._start[0], self._trigger.clock() - self._start[1]
+        if run_steps <= 0 or run_seconds <= 0:
+            return
+        rate = run_steps / run_seconds
+        total = self.last_step - self._first_step
+        done = 100.0 * (step - self._first_step) / total if total > 0 else 100.0
+        left = datetime.timedelta(seconds=round(max(self.last_step - step, 0) / rate))
+        examples = f", {rate * self._batch_size:.0f} examples/sec" if self._batch_size else ""
+        logging.info("Progress: step %d of %d (%.1f%%), %.3g steps/sec%s, about %s left", step, self.last_step,
+                     done, rate, examples, left)
 
 
 class NanTensorHook(Hook):

@@ -67,6 +67,12 @@ def _batchless(spec):
     return spec
 
 
+def global_batch_size(dataset):
+    """The batch size of the dataset's elements where it is fixed (drop_remainder), else None."""
+    first = tf.nest.flatten(dataset.element_spec)[0]
+    return first.shape[0] if first.shape.rank else None
+
+
 def shard_signature(dataset):
     """The signature model_fn is probed with: the dataset's element, batch size unknown."""
     return tf.nest.map_structure(_batchless, dataset.element_spec)

@@ -73,6 +73,7 @@ def _renames():
     for prefix in ("tf.compat.v1.losses.", "tf.losses."):
         for name in ("get_regularization_loss", "get_regularization_losses"):
             renames[prefix + name] = "common.tf1.losses." + name
+    renames["tf.contrib.estimator.clip_gradients_by_norm"] = "common.clip_gradients_by_norm"
     for name in ("tf.compat.v1.trainable_variables", "tf.trainable_variables"):
         renames[name] = "common.tf1.variables.trainable_variables"
     for name in ("tf.compat.v1.placeholder", "tf.placeholder"):

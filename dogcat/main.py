@@ -40,7 +40,7 @@ flags.DEFINE_float("max_image_megapixels", input_fn.MAX_MEGAPIXELS,
                    "Leave out (with a warning) images larger than this, read from their headers.", lower_bound=0.01)
 flags.DEFINE_string("submission", None, "Where to write submission.csv (default: model_dir/submission.csv).")
 cli.define_device_flags()
-cli.define_eval_service_flags()
+cli.define_service_flags()
 
 
 def predict_test(estimator, test):
@@ -82,7 +82,7 @@ def main(argv):
 
     params = dict(image_size=FLAGS.image_size, learning_rate=FLAGS.learning_rate, backbone=FLAGS.backbone,
                   backbone_weights=FLAGS.backbone_weights, fine_tune=FLAGS.fine_tune,
-                  data_format=FLAGS.data_format)
+                  data_format=FLAGS.data_format, clip_global_norm=FLAGS.clip_global_norm)
     config = cli.run_config(plan, cluster, FLAGS.model_dir, save_checkpoints_steps=FLAGS.eval_every_steps)
     estimator = common.Estimator(model_fn.model_fn, config=config, params=params)
     receiver = common.build_raw_serving_input_receiver_fn(

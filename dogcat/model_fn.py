@@ -105,7 +105,8 @@ def model_fn(features, labels, mode, params):
         return common.EstimatorSpec(mode, predictions=predictions)
     labels = tf.cast(labels, tf.float32)
     loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logit))
-    optimizer = common.get_optimizer(lambda: keras.optimizers.Adam(params["learning_rate"]))
+    optimizer = common.get_optimizer(lambda: keras.optimizers.Adam(
+        params["learning_rate"], global_clipnorm=params.get("clip_global_norm")))
     return common.EstimatorSpec(
         mode, predictions=predictions, loss=loss, optimizer=optimizer,
         eval_metric_ops={"accuracy": metrics.accuracy(labels, predictions["classes"]),

@@ -39,7 +39,7 @@ flags.DEFINE_float("validation_fraction", 0.2, "Share of the training file held 
 flags.DEFINE_float("label_smoothing", 0.1, "Label smoothing of the cross-entropy.", lower_bound=0, upper_bound=1)
 flags.DEFINE_integer("eval_every_steps", 1000, "Checkpoint and validate every this many steps.", lower_bound=1)
 cli.define_device_flags()
-cli.define_eval_service_flags()
+cli.define_service_flags()
 FLAGS.set_default("random_seed", 0)  # the defaults reproduce the measured accuracy
 
 
@@ -75,7 +75,8 @@ def main(argv):
                  "x".join(map(str, data.image_shape)), data.num_classes, ", ".join(plan.tower_devices))
 
     params = dict(schedule, num_classes=data.num_classes, data_format=FLAGS.data_format,
-                  optimizer=FLAGS.optimizer, momentum=FLAGS.momentum, label_smoothing=FLAGS.label_smoothing)
+                  optimizer=FLAGS.optimizer, momentum=FLAGS.momentum, label_smoothing=FLAGS.label_smoothing,
+                  clip_global_norm=FLAGS.clip_global_norm)
     config = cli.run_config(plan, cluster, FLAGS.model_dir, save_checkpoints_steps=FLAGS.eval_every_steps)
     estimator = common.Estimator(model_fn.model_fn, config=config, params=params)
     receiver = common.build_raw_serving_input_receiver_fn(

@@ -54,7 +54,8 @@ def model_fn(features, labels, mode, params):
     loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=targets, logits=logits))
     learning_rate = learning_rate_schedule(params)(common.get_global_step())
     optimizer = common.get_optimizer(
-        lambda: optimizers.make_optimizer(params.get("optimizer", "adam"), params.get("momentum", 0.9)))
+        lambda: optimizers.make_optimizer(params.get("optimizer", "adam"), params.get("momentum", 0.9),
+                                          params.get("clip_global_norm")))
     return common.EstimatorSpec(
         mode, predictions=predictions, loss=loss, optimizer=optimizer, learning_rate=learning_rate,
         eval_metric_ops={"accuracy": metrics.accuracy(labels, predictions["classes"])})

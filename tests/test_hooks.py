@@ -156,3 +156,20 @@ def test_profiler_hook_traces_exactly_the_asked_steps(tmp_path):
     assert runs and set(runs.values()) == {3}  # every tower op ran once per traced step: steps 3, 4, 5
     with pytest.raises(ValueError, match="1 <= first_step <= last_step, got 5 and 3"):
         hooks.ProfilerHook(5, 3)
+
+
+def test_progress_hook_says_how_far_how_fast_and_how_long_is_left(caplog):
+    clock = FakeClock()
+    hook = hooks.ProgressHook(num_steps=1000, batch_size=32, every_n_steps=100, clock=clock)
+    ctx = context(start_step=200)
+    hook.begin(ctx)
+    assert hook.last_step == 1200 and hook.steps_to_trigger(200) == 1
+    with caplog.at_level(py_logging.INFO):
+        hook.after_step(201, {}, ctx)  # the first boundary starts the clock (tracing is not timed)
+        assert hook.steps_to_trigger(201) == 100
+        clock.now += 50.0  # 100 steps in 50 s: 2 steps/sec
+        hook.after_step(301, {}, ctx)
+    assert caplog.messages == ["Progress: step 301 of 1200 (10.1%), 2 steps/sec, 64 examples/sec, "
+                               "about 0:07:30 left"]  # 899 steps at 2 a second
+    with pytest.raises(ValueError, match="give exactly one of num_steps and last_step"):
+        hooks.ProgressHook()

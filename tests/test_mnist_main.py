@@ -66,6 +66,7 @@ def test_train_eval_export_then_resume(sample_dir, tmp_path):
     ("--cpu_towers=3", "--train_batch_size=32 must be a multiple of the number of towers (3)"),
     ("--lr_schedule=piecewise", "--lr_schedule=piecewise: piecewise_constant: 0 boundaries need 1 values, got 0"),
     ("--export_best=auc", "--export_best=auc: the evaluation reports accuracy, loss"),
+    ("--clip_global_norm=0", "--clip_global_norm must be > 0"),
     ("--early_stopping_metric=loss:up", "--early_stopping_metric=loss:up: the direction after ':' must be max or min"),
     ("--validation_fraction=0 --early_stopping_metric=loss",
      "--early_stopping_metric=loss needs an evaluation during training"),

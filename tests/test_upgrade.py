@@ -213,6 +213,7 @@ def test_exporters_and_early_stopping_hooks_become_the_projects():
         stop = tf.estimator.experimental.stop_if_no_decrease_hook(estimator, "loss", 1000)
         spec = tf.estimator.EvalSpec(input_fn, exporters=[best, tf.estimator.FinalExporter("final", receiver)])
         odd = tf.estimator.experimental.InMemoryEvaluatorHook(estimator, input_fn)
+        clipped = tf.contrib.estimator.clip_gradients_by_norm(optimizer, 5.0)
         ''')
     assert new.splitlines()[:6] == [
         "import common", "import common.early_stopping", "import tensorflow as tf",
@@ -220,3 +221,4 @@ def test_exporters_and_early_stopping_hooks_become_the_projects():
         'stop = common.early_stopping.stop_if_no_decrease_hook(estimator, "loss", 1000)',
         'spec = common.EvalSpec(input_fn, exporters=[best, common.FinalExporter("final", receiver)])']
     assert [(c.line, "InMemoryEvaluatorHook" in c.message) for c in changes if c.refused] == [(5, True)]
+    assert new.splitlines()[7] == "clipped = common.clip_gradients_by_norm(optimizer, 5.0)"
