@@ -105,15 +105,16 @@ def main(argv):
     eval_input = input_fn.input_fn(FLAGS.data_dir, "eval", FLAGS.eval_batch_size, synthetic=synthetic)
     eval_steps = FLAGS.eval_steps or (10 if synthetic else None)
     try:
-        results, _ = common.train_and_evaluate(
+        results, _ = cli.train_and_evaluate(
             estimator, common.TrainSpec(train_input, max_steps=FLAGS.train_steps, hooks=train_hooks),
-            common.EvalSpec(eval_input, steps=eval_steps, throttle_secs=0, exporters=exporters))
+            common.EvalSpec(eval_input, steps=eval_steps, throttle_secs=0, start_delay_secs=0, exporters=exporters))
     except tf.errors.DataLossError as error:
         input_fn.raise_for_corrupt_files(FLAGS.data_dir)
         raise input_fn.CifarDataError(f"corrupt TFRecord data under {FLAGS.data_dir}: {error.message}") from error
     if not estimator.is_chief:
         return
-    print(f"Eval accuracy: {results['accuracy']:.4f} (global step {results['global_step']})", flush=True)
+    if results:
+        print(f"Eval accuracy: {results['accuracy']:.4f} (global step {results['global_step']})", flush=True)
     export_dir = estimator.export_saved_model(os.path.join(FLAGS.job_dir, "export"), _serving_input_receiver_fn)
     print(f"SavedModel: {export_dir}", flush=True)
 

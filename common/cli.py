@@ -18,6 +18,7 @@ from common import (early_stopping, eval_loop, exporters, model_dir_lock, multiw
                     towers)
 from common.checkpoints import CheckpointDamagedError, CheckpointMismatchError, CheckpointWriteError
 from common.hooks import NanLossDuringTrainingError, ProfilerHook
+from common import training as common_training
 from common.run_config import RunConfig
 
 FLAGS = flags.FLAGS
@@ -58,8 +59,15 @@ def define_device_flags():
                              "--profile_steps must be two global steps FIRST,LAST with 1 <= FIRST <= LAST")
 
 
+MODES = ("train_and_evaluate", "train", "evaluate_continuously")
+
+
 def define_service_flags():
-    """Gradient clipping, and best-model export and early stopping, ruled by an eval metric."""
+    """The run's mode; gradient clipping; best-model export and early stopping, ruled by an eval metric."""
+    flags.DEFINE_enum("mode", MODES[0], list(MODES), "train_and_evaluate: train, evaluating after each checkpoint; "
+                      "train: train only (an evaluator evaluates); evaluate_continuously: be that evaluator, "
+                      "evaluating each new checkpoint in the model dir once until training ends (as TF_CONFIG's "
+                      "evaluator task does).")
     flags.DEFINE_float("clip_global_norm", None, "Scale each step's averaged gradients so their global norm is at "
                        "most this (common.clip_gradients_by_norm).")
     flags.register_validator("clip_global_norm", lambda value: value is None or value > 0,
@@ -83,6 +91,23 @@ def _metric_rule(flag_name, value, eval_metrics):
     if direction:
         return metric, direction == "max"
     return metric, not any(word in metric for word in ("loss", "error"))
+
+
+def train_and_evaluate(estimator, train_spec, eval_spec):
+    """common.train_and_evaluate, or, with --mode=train, training alone; returns
+    (metrics, export paths) as it does ((None, []) after training alone)."""
+    if FLAGS.mode == "train" and not estimator.is_evaluator:
+        estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=train_spec.max_steps)
+        return None, []
+    return common_training.train_and_evaluate(estimator, train_spec, eval_spec)
+
+
+def train_without_evaluation(estimator, train_spec, why):
+    """Trains where there is nothing to evaluate (`why`: the flag that says so);
+    an evaluator there is a usage error."""
+    if estimator.is_evaluator:
+        raise app.UsageError(f"the evaluator has nothing to evaluate with {why}")
+    estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=train_spec.max_steps)
 
 
 def best_exporters(serving_input_receiver_fn, eval_name, eval_metrics):
@@ -141,6 +166,11 @@ def setup_devices():
                           FLAGS.num_intra_threads, FLAGS.num_inter_threads, FLAGS.log_device_placement)
         precision.set_compute_dtype(FLAGS.dtype)
         cluster = multiworker.from_tf_config(FLAGS.collective_timeout_secs, FLAGS.cluster_start_timeout_secs)
+        if FLAGS.mode == "evaluate_continuously" and not cluster.is_evaluator:
+            if cluster.num_workers > 1:
+                raise app.UsageError(f"--mode=evaluate_continuously runs outside the training cluster, but TF_CONFIG "
+                                     f"makes this {cluster.task_type}:{cluster.task_id} of it")
+            cluster = multiworker.EvaluatorTask()
         num_gpus = FLAGS.num_gpus
         if num_gpus is None:
             num_gpus = 0 if FLAGS.cpu_towers else len(tf.config.list_logical_devices("GPU"))

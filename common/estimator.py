@@ -91,6 +91,11 @@ class Estimator:
         return self._cluster.is_chief
 
     @property
+    def is_evaluator(self):
+        """True on TF_CONFIG's evaluator task (train_and_evaluate then only evaluates)."""
+        return self._cluster.is_evaluator
+
+    @property
     def variable_placement(self):
         """(name, bytes, device) of each variable spread by the GPU strategy."""
         return self._model.variable_placement

@@ -34,6 +34,29 @@ def _holder(path):
         return "another process"
 
 
+def writer_alive(model_dir):
+    """Whether the process that last took model_dir's writer lock still runs: True or
+    False where it ran on this host, None where that cannot be told (no lock file
+    yet, another host, a remote file system)."""
+    if "://" in model_dir:
+        return None
+    try:
+        with open(os.path.join(model_dir, LOCK_FILE), encoding="utf-8") as lock_file:
+            info = json.loads(lock_file.read() or "{}")
+        pid, host = int(info["pid"]), info["host"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if host != socket.gethostname():
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, under another user
+        return True
+    return True
+
+
 def hold(model_dir):
     """Takes the writer lock of model_dir for this process, or raises ModelDirLockedError."""
     if "://" in model_dir:

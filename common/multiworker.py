@@ -35,6 +35,7 @@ import tensorflow as tf
 from absl import logging
 
 TASK_TYPES = ("chief", "worker")
+EVALUATOR = "evaluator"
 
 
 class ClusterConfigError(ValueError):
@@ -61,6 +62,7 @@ class LocalCluster:
     num_workers = 1
     worker_index = 0
     is_chief = True
+    is_evaluator = False
 
     def shard(self, dataset):
         return dataset
@@ -75,12 +77,23 @@ class LocalCluster:
         return contextlib.nullcontext()
 
 
+class EvaluatorTask(LocalCluster):
+    """TF_CONFIG's evaluator task (outside the training cluster, as in tf.estimator):
+    train_and_evaluate evaluates the chief's checkpoints as they appear
+    (common.evaluator) and trains nothing."""
+
+    task_type = EVALUATOR
+    is_chief = False
+    is_evaluator = True
+
+
 @dataclasses.dataclass
 class Cluster:
     strategy: tf.distribute.Strategy
     task_type: str
     task_id: int
     num_workers: int
+    is_evaluator = False
 
     @property
     def is_chief(self):
@@ -176,8 +189,13 @@ def _checked_tf_config(raw):
     if not cluster:
         return cluster, None, 0
     task_type, task_id = task.get("type"), task.get("index", 0)
+    if task_type == EVALUATOR:
+        if task_id != 0:
+            raise ClusterConfigError(f"TF_CONFIG task evaluator:{task_id}: there is one evaluator task, index 0")
+        return cluster, task_type, task_id
     if task_type not in TASK_TYPES:
-        raise ClusterConfigError(f"TF_CONFIG task.type = {task_type!r} is not one of {', '.join(TASK_TYPES)}")
+        raise ClusterConfigError(
+            f"TF_CONFIG task.type = {task_type!r} is not one of {', '.join(TASK_TYPES + (EVALUATOR,))}")
     if not isinstance(task_id, int) or not 0 <= task_id < len(cluster.get(task_type, [])):
         raise ClusterConfigError(
             f"TF_CONFIG task {task_type}:{task_id} is not in the cluster: it has "
@@ -244,6 +262,9 @@ def from_tf_config(timeout_seconds=600, start_timeout_seconds=600):
     if not raw:
         return LocalCluster()
     cluster, task_type, task_id = _checked_tf_config(raw)
+    if task_type == EVALUATOR:
+        logging.info("The evaluator task: evaluating the chief's checkpoints as they appear")
+        return EvaluatorTask()
     num_workers = sum(len(cluster.get(t, [])) for t in TASK_TYPES)
     if num_workers <= 1:
         return LocalCluster()

@@ -8,14 +8,12 @@ follows the last step. After each evaluation the spec's exporters run
 """
 
 import dataclasses
-import os
-import time
 from typing import Callable, Optional, Sequence
 
 from absl import logging
 
+from common import evaluations, evaluator
 from common import hooks as hooks_lib
-from common.triggers import Trigger
 
 
 @dataclasses.dataclass
@@ -61,49 +59,13 @@ class EvalSpec:
         return self.name or "eval"
 
 
-class _EvaluateAfterSave:
-    """A saving listener that evaluates each spec when its throttle allows,
-    then runs its exporters."""
-
-    def __init__(self, eval_specs, max_steps, clock=time.time):
-        self._specs = eval_specs
-        self._max_steps = max_steps
-        self._throttles = {spec.key: Trigger(every_secs=spec.throttle_secs, clock=clock) for spec in eval_specs}
-        self.results = {}
-        self.last_step = {}
-        self.exports = {}  # spec key -> paths its exporters wrote after its last evaluation
-        self.final_exported = set()
-
-    def evaluate(self, estimator, step, spec, final=False):
-        self.results[spec.key] = estimator.evaluate(
-            spec.input_fn, steps=spec.steps, hooks=spec.hooks, name=spec.name)
-        self._throttles[spec.key].update(step)
-        self.last_step[spec.key] = step
-        self.export(estimator, spec, final or (self._max_steps is not None and step >= self._max_steps))
-
-    def export(self, estimator, spec, final):
-        paths = []
-        checkpoint = estimator.latest_checkpoint() if spec.exporters else None
-        for exporter in spec.exporters:
-            path = exporter.export(estimator, os.path.join(estimator.model_dir, "export", exporter.name),
-                                   checkpoint, self.results[spec.key], final)
-            if path is not None:
-                paths.append(path)
-        self.exports[spec.key] = paths
-        if final:
-            self.final_exported.add(spec.key)
-
-    def after_save(self, estimator, step):
-        for spec in self._specs:
-            if self._throttles[spec.key].should_trigger(step):
-                self.evaluate(estimator, step, spec)
-
-
 def train_and_evaluate(estimator, train_spec, eval_spec):
     """Trains and evaluates; returns (final metrics, export paths), as tf.estimator
     did: for one EvalSpec its metrics dict and the paths its exporters wrote after
     the final evaluation; for a list, both keyed by spec name. (None, None) on a
-    non-chief host of a cluster.
+    non-chief host of a cluster. On the evaluator task (TF_CONFIG, or the
+    mains' --mode=evaluate_continuously) it trains nothing and evaluates the
+    chief's checkpoints as they appear (common.evaluator).
 
     eval_spec may be one EvalSpec or a list of them with distinct names;
     each writes its summaries to model_dir/eval_<name> (model_dir/eval when
@@ -117,7 +79,11 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
     if len(set(exporter_names)) != len(exporter_names):
         raise ValueError(f"exporters need distinct names (each writes to model_dir/export/<name>), "
                          f"got {exporter_names}")
-    listener = _EvaluateAfterSave(eval_specs, train_spec.max_steps)
+    if estimator.is_evaluator:
+        if len(eval_specs) != 1:
+            raise ValueError("the evaluator task evaluates one EvalSpec")
+        return evaluator.run_evaluator(estimator, train_spec, eval_specs[0])
+    listener = evaluations.Evaluations(eval_specs, train_spec.max_steps)
     if not estimator.is_chief:  # across hosts, the chief alone evaluates
         estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=train_spec.max_steps)
         return None, None

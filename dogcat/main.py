@@ -100,13 +100,13 @@ def main(argv):
         eval_spec = common.EvalSpec(
             input_fn.input_fn(paths[val_idx], labels[val_idx], FLAGS.image_size, FLAGS.eval_batch_size,
                               training=False, cache=FLAGS.cache_images),
-            steps=None, name="validation", throttle_secs=0, exporters=exporters)
-        results, _ = common.train_and_evaluate(estimator, train_spec, eval_spec)
+            steps=None, name="validation", throttle_secs=0, start_delay_secs=0, exporters=exporters)
+        results, _ = cli.train_and_evaluate(estimator, train_spec, eval_spec)
         if results:
             print(f"Validation accuracy: {results['accuracy']:.4f}, log loss: {results['log_loss']:.4f} "
                   f"on {len(val_idx)} images (global step {results['global_step']})", flush=True)
     else:
-        estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=FLAGS.train_steps)
+        cli.train_without_evaluation(estimator, train_spec, f"--validation_fraction={FLAGS.validation_fraction}")
     if not estimator.is_chief:
         return
 

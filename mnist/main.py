@@ -94,11 +94,11 @@ def main(argv):
         max_steps=FLAGS.train_steps, hooks=train_hooks)
     exporters = cli.best_exporters(receiver, "validation", eval_metrics)
     if validating:
-        common.train_and_evaluate(estimator, train_spec, common.EvalSpec(
+        cli.train_and_evaluate(estimator, train_spec, common.EvalSpec(
             input_fn.input_fn(*splits["validation"], FLAGS.eval_batch_size, training=False),
-            steps=None, name="validation", throttle_secs=0, exporters=exporters))
+            steps=None, name="validation", throttle_secs=0, start_delay_secs=0, exporters=exporters))
     else:
-        estimator.train(train_spec.input_fn, hooks=train_hooks, max_steps=FLAGS.train_steps)
+        cli.train_without_evaluation(estimator, train_spec, "--validation_fraction=0")
     if not estimator.is_chief:
         return
 

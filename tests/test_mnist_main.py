@@ -19,16 +19,20 @@ def run_main(*args, timeout=300):
                           capture_output=True, text=True, timeout=timeout)
 
 
+def sample_files(directory):
+    """512 real training and 200 real test images, as gz IDX files in `directory`; returns it."""
+    os.makedirs(directory, exist_ok=True)
+    data = input_fn.load()
+    input_fn.write_idx(os.path.join(directory, "train-images-idx3-ubyte.gz"), data.train_images[:512])
+    input_fn.write_idx(os.path.join(directory, "train-labels-idx1-ubyte.gz"), data.train_labels[:512].astype(np.uint8))
+    input_fn.write_idx(os.path.join(directory, "t10k-images-idx3-ubyte.gz"), data.test_images[:200])
+    input_fn.write_idx(os.path.join(directory, "t10k-labels-idx1-ubyte.gz"), data.test_labels[:200].astype(np.uint8))
+    return directory
+
+
 @pytest.fixture(scope="module")
 def sample_dir(tmp_path_factory):
-    """512 real training and 200 real test images, as gz IDX files."""
-    directory = tmp_path_factory.mktemp("mnist_sample")
-    data = input_fn.load()
-    input_fn.write_idx(str(directory / "train-images-idx3-ubyte.gz"), data.train_images[:512])
-    input_fn.write_idx(str(directory / "train-labels-idx1-ubyte.gz"), data.train_labels[:512].astype(np.uint8))
-    input_fn.write_idx(str(directory / "t10k-images-idx3-ubyte.gz"), data.test_images[:200])
-    input_fn.write_idx(str(directory / "t10k-labels-idx1-ubyte.gz"), data.test_labels[:200].astype(np.uint8))
-    return str(directory)
+    return sample_files(str(tmp_path_factory.mktemp("mnist_sample")))
 
 
 def small_run(sample_dir, model_dir, *extra):

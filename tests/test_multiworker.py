@@ -126,7 +126,7 @@ def test_one_host_is_a_cluster_of_one_whose_cross_host_operations_are_the_identi
     ('{"cluster": {"worker": ["localhost:1"]}, "task": {"type": "worker", "index": 5}}',
      "TF_CONFIG task worker:5 is not in the cluster: it has 1 worker task(s)"),
     ('{"cluster": {"chief": ["localhost:1"]}, "task": {"type": "ps", "index": 0}}',
-     "TF_CONFIG task.type = 'ps' is not one of chief, worker"),
+     "TF_CONFIG task.type = 'ps' is not one of chief, worker, evaluator"),
     ('{"cluster": {"chief": ["localhost"]}, "task": {"type": "chief"}}',
      "TF_CONFIG cluster.chief[0] = 'localhost' is not a host:port address"),
     ('{"cluster": {"chief": ["h:1"], "worker": ["h:99999"]}, "task": {"type": "chief"}}',

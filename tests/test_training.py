@@ -3,14 +3,14 @@
 import pytest
 
 import common
-from common import training
+from common import evaluations
 
 
 class FakeEstimator:
     def __init__(self):
         self.evaluated = []
 
-    def evaluate(self, input_fn, steps, hooks, name):
+    def evaluate(self, input_fn, steps, hooks, name, checkpoint_path=None):
         self.evaluated.append(name)
         return {"loss": 0.5}
 
@@ -18,7 +18,7 @@ class FakeEstimator:
 def test_the_throttle_evaluates_at_the_first_save_then_once_its_seconds_have_passed():
     now = [1000.0]
     spec = common.EvalSpec(lambda: None, name="validation", throttle_secs=60)
-    listener = training._EvaluateAfterSave([spec], None, clock=lambda: now[0])
+    listener = evaluations.Evaluations([spec], None, clock=lambda: now[0])
     estimator = FakeEstimator()
     for seconds, step in ((0, 10), (30, 20), (59.5, 30), (61, 40), (100, 50), (121, 60)):
         now[0] = 1000.0 + seconds

@@ -1,0 +1,91 @@
+"""The evaluator: each checkpoint the chief writes evaluated once, the end of training found two ways."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import numpy as np
+
+import common
+from common import evaluator, model_dir_lock, summaries
+from tests import models
+from tests.test_mnist_main import ROOT, sample_files
+
+FEATURES, LABELS = models.blobs(96)
+
+
+def _estimators(model_dir):
+    config = common.RunConfig(save_checkpoints_steps=5, keep_checkpoint_max=None)
+    chief = common.Estimator(models.classifier_fn, model_dir, params={"hidden": 4}, config=config)
+    return chief, common.Estimator(models.classifier_fn, model_dir, params={"hidden": 4}, config=config)
+
+
+def _specs(max_steps):
+    return (common.TrainSpec(models.train_input(FEATURES, LABELS, 16), max_steps=max_steps),
+            common.EvalSpec(models.eval_input(FEATURES, LABELS, 32), steps=None, start_delay_secs=0))
+
+
+def test_each_checkpoint_is_evaluated_once_and_the_last_step_ends_the_evaluator(tmp_path):
+    chief, watcher = _estimators(str(tmp_path))
+    train_spec, eval_spec = _specs(15)
+    polls = []
+
+    def chief_trains_between_polls(seconds):  # the evaluator's sleep: the chief writes its next checkpoint
+        polls.append(seconds)
+        chief.train(train_spec.input_fn, max_steps=5 * len(polls))
+
+    metrics, exports = evaluator.run_evaluator(watcher, train_spec, eval_spec, poll_secs=0.5,
+                                               sleep=chief_trains_between_polls)
+    steps = sorted(step for step, _ in summaries.read_scalars(watcher.eval_dir())["loss"])  # each once
+    assert steps == [0, 5, 10, 15] and metrics["global_step"] == 15 and exports == []
+    assert polls == [0.5, 0.5, 0.5]
+
+
+def _dead_pid():
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_a_chief_that_ends_before_its_last_step_ends_the_evaluator_after_its_last_checkpoint(tmp_path):
+    chief, watcher = _estimators(str(tmp_path))
+    train_spec, eval_spec = _specs(1000)
+    chief.train(train_spec.input_fn, max_steps=7)  # the chief stopped early (early stopping, end of input)
+    lock = os.path.join(str(tmp_path), model_dir_lock.LOCK_FILE)
+    assert model_dir_lock.writer_alive(str(tmp_path)) is True  # this process holds it
+
+    def the_chief_ends(seconds):
+        with open(lock, "w") as f:
+            f.write(json.dumps({"pid": _dead_pid(), "host": socket.gethostname(), "started": "then"}))
+
+    metrics, _ = evaluator.run_evaluator(watcher, train_spec, eval_spec, sleep=the_chief_ends)
+    assert model_dir_lock.writer_alive(str(tmp_path)) is False
+    assert sorted(step for step, _ in summaries.read_scalars(watcher.eval_dir())["loss"]) == [0, 5, 7]
+    assert metrics["global_step"] == 7
+
+
+def test_a_chief_and_an_evaluator_process_under_tf_config(tmp_path):
+    """python -m mnist.main as TF_CONFIG's chief (--mode=train) and evaluator on 127.0.0.1: the evaluator
+    evaluates the checkpoints at 0, 20, 40 and 60 once each, and ends when the chief's last step is evaluated."""
+    data_dir = sample_files(str(tmp_path / "data"))
+    model_dir = str(tmp_path / "model")
+    cluster = {"chief": ["127.0.0.1:29871"]}
+    flags = [f"--data_dir={data_dir}", f"--model_dir={model_dir}", "--train_batch_size=32", "--eval_batch_size=64",
+             "--eval_every_steps=20", "--steps_per_loop=5", "--random_seed=1", "--train_steps=60"]
+    processes = {}
+    for task in ("evaluator", "chief"):
+        env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2",
+                   TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": task, "index": 0}}))
+        extra = ["--mode=train"] if task == "chief" else []
+        processes[task] = subprocess.Popen([sys.executable, "-m", "mnist.main", *flags, *extra], cwd=ROOT, env=env,
+                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    outputs = {task: process.communicate(timeout=300) for task, process in processes.items()}
+    for task, process in processes.items():
+        assert process.returncode == 0, (task, outputs[task][1][-3000:])
+    evaluated = summaries.read_scalars(os.path.join(model_dir, "eval_validation"))["accuracy"]
+    assert sorted(step for step, _ in evaluated) == [0, 20, 40, 60]
+    assert np.isfinite([value for _, value in evaluated]).all()
+    assert "Exiting evaluation, global_step=60 >= train max_steps=60" in outputs["evaluator"][1]
+    assert "Test accuracy" in outputs["chief"][0] and "Test accuracy" not in outputs["evaluator"][0]
