@@ -98,7 +98,8 @@ def main(argv):
     eval_metrics = ("accuracy", "loss")
     train_hooks = [hooks.ExamplesPerSecondHook(FLAGS.train_batch_size, every_n_steps=10),
                    hooks.LoggingTensorHook({"learning_rate": "learning_rate", "loss": "loss"}, every_n_iter=100),
-                   *cli.profiler_hooks(), *cli.early_stopping_hooks(estimator, None, eval_metrics)]
+                   *cli.profiler_hooks(), *cli.early_stopping_hooks(estimator, None, eval_metrics),
+                   cli.hparams_hook()]
     exporters = cli.best_exporters(_serving_input_receiver_fn, None, eval_metrics)
     train_input = input_fn.input_fn(FLAGS.data_dir, "train", FLAGS.train_batch_size,
                                     FLAGS.use_distortion_for_training, synthetic, FLAGS.random_seed)

@@ -17,7 +17,7 @@ from absl import app, flags, logging
 from common import (early_stopping, eval_loop, exporters, model_dir_lock, multiworker, precision, runtime, signals,
                     towers)
 from common.checkpoints import CheckpointDamagedError, CheckpointMismatchError, CheckpointWriteError
-from common.hooks import NanLossDuringTrainingError, ProfilerHook
+from common.hooks import HParamsHook, NanLossDuringTrainingError, ProfilerHook
 from common import training as common_training
 from common.run_config import RunConfig
 
@@ -145,6 +145,18 @@ def _is_step_range(values):
     except ValueError:
         return False
     return 1 <= first <= last
+
+
+def hparams_hook():
+    """A hooks.HParamsHook recording the main's flags and the shared ones (lists
+    joined by commas, unset ones left out)."""
+    values = {}
+    for module, module_flags in FLAGS.flags_by_module_dict().items():
+        if module in ("__main__", sys.argv[0], __name__):  # (absl files a main's flags under its path)
+            for flag in module_flags:
+                if flag.value is not None:
+                    values[flag.name] = ",".join(map(str, flag.value)) if isinstance(flag.value, list) else flag.value
+    return HParamsHook(values)
 
 
 def profiler_hooks():

@@ -453,6 +453,19 @@ class SummarySaverHook(PeriodicHook):
         context.write_scalars(step, {name: values[name] for name in self._names})
 
 
+class HParamsHook(Hook):
+    """Records the run's hyperparameters once, when it starts, in the run's event
+    file, so TensorBoard's HParams view lists the run with them (the mains give
+    their flags)."""
+
+    def __init__(self, hparams):
+        self._hparams = dict(hparams)
+
+    def begin(self, context):
+        if context.summary_writer is not None:
+            summaries.write_hparams(context.summary_writer, self._hparams)
+
+
 class ProfilerHook(Hook):
     """Traces global steps first_step..last_step with the TensorFlow profiler.
 

@@ -6,8 +6,14 @@ protos with `simple_value`, which `tensorboard --logdir=model_dir` reads
 and which scripts that read event files with `simple_value` still find.
 """
 
+import struct
+import time
+
 import tensorflow as tf
+from google.protobuf import struct_pb2
 from tensorflow.core.framework import summary_pb2
+
+HPARAMS_TAG = "_hparams_/session_start_info"  # where TensorBoard's HParams plugin looks
 
 
 def write_scalars(writer, step, scalars):
@@ -50,3 +56,47 @@ def read_event_file(path):
             number = tf.make_ndarray(value.tensor).item() if value.HasField("tensor") else value.simple_value
             found.setdefault(value.tag, []).append((event.step, number))
     return found
+
+
+def write_hparams(writer, hparams, start_time_secs=None):
+    """Records a run's hyperparameters ({name: number, string or bool}) as the
+    HParams plugin's session start, so TensorBoard's HParams view lists the
+    run with them (the tensorboard package is not a dependency: the plugin's
+    HParamsPluginData message is encoded here, field by field)."""
+    entries = b""
+    for name, value in sorted(hparams.items()):
+        if isinstance(value, bool):
+            proto = struct_pb2.Value(bool_value=value)
+        elif isinstance(value, (int, float)):
+            proto = struct_pb2.Value(number_value=float(value))
+        else:
+            proto = struct_pb2.Value(string_value=str(value))
+        entry = _field(1, name.encode()) + _field(2, proto.SerializeToString())
+        entries += _field(1, entry)  # map<string, Value> hparams = 1
+    start = time.time() if start_time_secs is None else start_time_secs
+    session_start_info = entries + _key(5, 1) + struct.pack("<d", start)  # double start_time_secs = 5
+    plugin_data = _field(3, session_start_info)  # HParamsPluginData.session_start_info = 3 (version 0)
+    metadata = summary_pb2.SummaryMetadata(
+        plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="hparams", content=plugin_data))
+    summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(
+        tag=HPARAMS_TAG, metadata=metadata, tensor=tf.make_tensor_proto(0.0))])
+    _write(writer, 0, summary)
+
+
+def _varint(number):
+    out = b""
+    while True:
+        low, number = number & 0x7F, number >> 7
+        if number:
+            out += bytes([low | 0x80])
+        else:
+            return out + bytes([low])
+
+
+def _key(field_number, wire_type):
+    return _varint(field_number << 3 | wire_type)
+
+
+def _field(field_number, payload):
+    """A length-delimited protobuf field."""
+    return _key(field_number, 2) + _varint(len(payload)) + payload

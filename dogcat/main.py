@@ -94,7 +94,7 @@ def main(argv):
                           seed=FLAGS.random_seed),
         max_steps=FLAGS.train_steps,
         hooks=[hooks.ExamplesPerSecondHook(FLAGS.train_batch_size, every_n_steps=100), *cli.profiler_hooks(),
-               *cli.early_stopping_hooks(estimator, "validation", eval_metrics)])
+               *cli.early_stopping_hooks(estimator, "validation", eval_metrics), cli.hparams_hook()])
     exporters = cli.best_exporters(receiver, "validation", eval_metrics)
     if len(val_idx):
         eval_spec = common.EvalSpec(

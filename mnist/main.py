@@ -88,6 +88,7 @@ def main(argv):
         hooks.LoggingTensorHook(["learning_rate", "loss"], every_n_iter=100),
         *cli.profiler_hooks(),
         *cli.early_stopping_hooks(estimator, "validation", eval_metrics),
+        cli.hparams_hook(),
     ]
     train_spec = common.TrainSpec(
         input_fn.input_fn(*splits["train"], FLAGS.train_batch_size, training=True, seed=FLAGS.random_seed),

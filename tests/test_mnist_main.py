@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pytest
 import tensorflow as tf
+from tensorflow.core.util import event_pb2
 
 from mnist import input_fn
 
@@ -52,6 +53,11 @@ def test_train_eval_export_then_resume(sample_dir, tmp_path):
     served = tf.saved_model.load(export_dir).signatures["serving_default"](image=tf.zeros([3, 28, 28, 1]))
     assert served["probabilities"].shape == (3, 10)
     assert os.path.isdir(model_dir / "eval_validation") and os.path.isdir(model_dir / "eval_test")
+    hparams = [v for path in model_dir.glob("events.out.tfevents.*") for record in tf.data.TFRecordDataset(str(path))
+               for v in event_pb2.Event.FromString(record.numpy()).summary.value if v.tag.startswith("_hparams_")]
+    assert len(hparams) == 1  # the flags, for TensorBoard's HParams view (decoded in tests/test_summaries.py)
+    assert all(name.encode() in hparams[0].metadata.plugin_data.content
+               for name in ("train_steps", "learning_rate", "cpu_towers", "variable_strategy"))
 
     second = small_run(sample_dir, model_dir, "--train_steps=60", "--cpu_towers=2")
     assert second.returncode == 0, second.stderr[-3000:]
