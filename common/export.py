@@ -11,7 +11,7 @@ import tensorflow as tf
 from absl import logging
 from tensorflow.core.protobuf import saved_model_pb2
 
-from common import export_outputs
+from common import export_outputs, model_dir_lock
 from common.receivers import DEFAULT_SIGNATURE
 
 
@@ -88,23 +88,13 @@ def _set_method_names(export_dir, methods):
         f.write(saved_model.SerializeToString())
 
 
-def _process_is_gone(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # alive, under another user
-        return False
-    return False
-
-
 def remove_stale_temp_exports(export_dir_base):
     """Removes the temp-<stamp>[-<pid>] folders of exports whose process is
     gone (killed mid-write); a live exporter's folder is left alone."""
     for path in tf.io.gfile.glob(os.path.join(export_dir_base, "temp-*")):
         parts = os.path.basename(path).split("-")
         pid = int(parts[2]) if len(parts) == 3 and parts[2].isdigit() else None
-        if pid is None or _process_is_gone(pid):
+        if pid is None or not model_dir_lock.process_alive(pid):
             logging.info("Removing %s, left by an interrupted export.", path)
             tf.io.gfile.rmtree(path)
 

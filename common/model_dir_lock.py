@@ -46,13 +46,16 @@ def writer_alive(model_dir):
         pid, host = int(info["pid"]), info["host"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if host != socket.gethostname():
-        return None
+    return process_alive(pid) if host == socket.gethostname() else None
+
+
+def process_alive(pid):
+    """Whether process `pid` of this host runs (under any user)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:  # alive, under another user
+    except OSError:  # alive, under another user
         return True
     return True
 
