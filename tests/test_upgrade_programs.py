@@ -169,7 +169,12 @@ def test_the_tf1_layers_program_on_two_towers_learns_and_resumes(programs, tmp_p
     assert [step for step, _ in seen] == [0, 1, 2, 3, 4, 5] and seen[-1][1] < seen[0][1]
     resumed, more, _ = program.main(str(tmp_path), config=config)
     assert [step for step, _ in more] == [6, 7, 8, 9, 10, 11]
-    assert len(list(resumed.predict(lambda: program.input_fn(common.ModeKeys.PREDICT)))) == 64
+    predicted = [p["probabilities"] for p in resumed.predict(lambda: program.input_fn(common.ModeKeys.PREDICT))]
+    assert len(predicted) == 64
+    export_dir = resumed.export_saved_model(str(tmp_path / "export"), program.serving_input_receiver_fn)
+    pictures, _ = program.images()
+    served = tf.saved_model.load(export_dir).signatures["serving_default"](x=tf.constant(pictures[:8]))
+    np.testing.assert_allclose(served["probabilities"].numpy(), predicted[:8], rtol=1e-5)
 
 
 def _tf1_names(ours, our_slot, their_slot):
@@ -258,5 +263,13 @@ def test_the_tf1_builder_and_feature_column_programs_on_two_towers_learn_resume_
     flowers = programs["tf1_feature_columns"]
     est, seen, results = flowers.main(str(tmp_path / "flowers"), config=config)
     assert len(seen) == 5 and all(len(row) == 3 for row, _ in seen)
-    _, _, resumed = flowers.main(str(tmp_path / "flowers"), config=config)
+    est, _, resumed = flowers.main(str(tmp_path / "flowers"), config=config)
     assert resumed["global_step"] == 10 and resumed["loss"] < results["loss"]
+    features, _ = flowers.flowers()
+    predicted = [p["probabilities"] for p in est.predict(lambda: flowers.eval_input_fn())][:4]
+    examples = [tf.train.Example(features=tf.train.Features(feature={
+        key: tf.train.Feature(float_list=tf.train.FloatList(value=[features[key][i]])) for key in flowers.KEYS}))
+        .SerializeToString() for i in range(4)]
+    export_dir = est.export_saved_model(str(tmp_path / "flowers_export"), flowers.serving_input_receiver_fn)
+    served = tf.saved_model.load(export_dir).signatures["serving_default"](examples=tf.constant(examples))
+    np.testing.assert_allclose(served["probabilities"].numpy(), predicted, rtol=1e-5)

@@ -57,6 +57,16 @@ def my_model(features, labels, mode, params):
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
+def feature_columns():
+    return [tf.feature_column.numeric_column(key=key) for key in KEYS]
+
+
+def serving_input_receiver_fn():
+    """Serialized tf.Examples, parsed by the columns' spec."""
+    spec = tf.compat.v1.feature_column.make_parse_example_spec(feature_columns())
+    return tf.estimator.export.build_parsing_serving_input_receiver_fn(spec)()
+
+
 class ProbabilityRecorder(tf.estimator.SessionRunHook):
     """Keeps the first row of the named softmax and the training accuracy of every run."""
 
@@ -72,9 +82,8 @@ class ProbabilityRecorder(tf.estimator.SessionRunHook):
 
 
 def main(model_dir, steps=5, config=None):
-    feature_columns = [tf.feature_column.numeric_column(key=key) for key in KEYS]
     classifier = tf.estimator.Estimator(model_fn=my_model, model_dir=model_dir, config=config,
-                                        params={"feature_columns": feature_columns, "n_classes": 3})
+                                        params={"feature_columns": feature_columns(), "n_classes": 3})
     logging_hook = tf.compat.v1.train.LoggingTensorHook(tensors={"probabilities": "softmax_tensor"}, every_n_iter=2)
     recorder = ProbabilityRecorder()
     classifier.train(input_fn=train_input_fn, steps=steps, hooks=[logging_hook, recorder])

@@ -59,6 +59,11 @@ def cnn_model_fn(features, labels, mode, params):
     return tf.estimator.EstimatorSpec(mode=mode, loss=loss, train_op=train_op)
 
 
+def serving_input_receiver_fn():
+    pictures = tf.compat.v1.placeholder(tf.float32, [None, 6, 6, 1], name="x")
+    return tf.estimator.export.ServingInputReceiver({"x": pictures}, {"x": pictures})
+
+
 class StepRecorder(tf.estimator.SessionRunHook):
     """Records the global step and loss of every run, and stops after `stop_at` runs."""
 
