@@ -141,6 +141,9 @@ def _check_batch(path, first, serialized):
                              f"{labels[index]} (expected {HEIGHT * WIDTH * DEPTH} bytes and a label in 0..9)")
 
 
+_CHECKED = {}  # (path and its manifest's sizes and mtimes) -> records, of the files check_records passed
+
+
 def check_records(path):
     """Parses every record of one TFRecord file and returns how many it holds.
 
@@ -148,7 +151,26 @@ def check_records(path):
     holds an image that is not 32x32x3 bytes or a label outside 0..9, or the
     file is cut inside a record (with how many whole records it holds), and
     when the count differs from the manifest the generator wrote beside it.
+    A local file checked before in this process, and unchanged since (its and
+    the manifest's inode, size and modification time in nanoseconds), is not
+    read again.
     """
+    if "://" in path:
+        return _checked_count(path)
+    key = (os.path.realpath(path), _file_state(path))
+    if key not in _CHECKED:
+        _CHECKED[key] = _checked_count(path)
+    return _CHECKED[key]
+
+
+def _file_state(path):
+    """(inode, size, modification time) of the file and of its manifest, where it has one."""
+    manifest = os.path.join(os.path.dirname(path), MANIFEST)
+    paths = [path] + ([manifest] if os.path.exists(manifest) else [])
+    return tuple((stat.st_ino, stat.st_size, stat.st_mtime_ns) for stat in map(os.stat, paths))
+
+
+def _checked_count(path):
     count = 0
     try:
         for serialized in tf.data.TFRecordDataset(path).batch(_CHECK_BATCH):

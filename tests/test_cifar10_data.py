@@ -177,3 +177,16 @@ def test_the_generators_manifest_catches_a_file_that_lost_records_or_changed(tmp
     write_records(tmp_path / "validation.tfrecords", good_records(20))
     with pytest.raises(input_fn.CifarDataError, match="validation.tfrecords is not the file the generator wrote"):
         input_fn.preflight(directory)
+
+
+def test_a_file_is_checked_once_per_process_until_it_changes(tmp_path, monkeypatch):
+    """preflight and the train input_fn both ask for the train file's records: one read of 50,000."""
+    path = tmp_path / "train.tfrecords"
+    write_records(path, good_records(30))
+    reads = []
+    real = input_fn._checked_count
+    monkeypatch.setattr(input_fn, "_checked_count", lambda p: reads.append(p) or real(p))
+    assert input_fn.check_records(str(path)) == input_fn.check_records(str(path)) == 30
+    assert len(reads) == 1
+    write_records(path, good_records(31))
+    assert input_fn.check_records(str(path)) == 31 and len(reads) == 2
