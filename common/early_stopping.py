@@ -22,13 +22,8 @@ from common import summaries
 
 def read_eval_metrics(eval_dir):
     """OrderedDict global step -> {metric: value} of the numbers in eval_dir's event files, by step."""
-    by_step = collections.defaultdict(dict)
-    for path in sorted(tf.io.gfile.glob(os.path.join(eval_dir, "events.out.tfevents.*"))):
-        for tag, points in summaries.read_event_file(path).items():
-            for step, value in points:
-                if isinstance(value, (int, float)):
-                    by_step[step][tag] = value
-    return collections.OrderedDict(sorted(by_step.items()))
+    paths = tf.io.gfile.glob(os.path.join(eval_dir, "events.out.tfevents.*"))
+    return collections.OrderedDict(summaries.metrics_by_step(paths))
 
 
 class _StopOnPredicateHook(hooks_lib.PeriodicHook):

@@ -3,24 +3,29 @@
 tf.estimator's evaluator task (TF_CONFIG task type "evaluator"), which
 train_and_evaluate runs there, and the mains' --mode=evaluate_continuously.
 It waits start_delay_secs, then polls model_dir: each checkpoint not yet
-evaluated is evaluated (oldest first; one the chief deleted before its turn
-is skipped with a warning), its results written to the eval dir and the
-EvalSpec's exporters run. It ends after the checkpoint of the last training
-step (train_spec.max_steps), or, when training stops short of it, once the
-chief's process has ended (its writer lock in model_dir says which
-process, on this host) and its last checkpoint is evaluated.
+evaluated (none whose step the eval events already hold; not the untrained
+step-0 state, which train_and_evaluate does not evaluate either) is
+evaluated, oldest first (one the chief deleted before its turn is skipped
+with a warning), its results written to the eval dir and the EvalSpec's
+exporters run. It ends after the checkpoint of the last training step
+(train_spec.max_steps), or, when training stops short of it, once the
+chief's process has ended (its writer lock in model_dir says which process;
+on this host only) and its last checkpoint is evaluated. An evaluator that
+finds the lock's process already gone waits idle_secs for a new checkpoint
+(a chief starting again) before it ends.
 """
 
+import os
 import time
 
+import tensorflow as tf
 from absl import logging
 
-import tensorflow as tf
-
-from common import checkpoints, evaluations, model_dir_lock
+from common import checkpoints, evaluations, model_dir_lock, summaries
 
 
-def run_evaluator(estimator, train_spec, eval_spec, poll_secs=1.0, clock=time.time, sleep=time.sleep):
+def run_evaluator(estimator, train_spec, eval_spec, poll_secs=1.0, idle_secs=60.0, clock=time.time,
+                  sleep=time.sleep):
     """Evaluates until training has ended; returns (the last metrics, the paths the
     last evaluation's exporters wrote), as train_and_evaluate does."""
     model_dir = estimator.model_dir
@@ -30,12 +35,15 @@ def run_evaluator(estimator, train_spec, eval_spec, poll_secs=1.0, clock=time.ti
     if eval_spec.start_delay_secs:
         logging.info("Evaluator: waiting %s s before the first evaluation.", eval_spec.start_delay_secs)
         sleep(eval_spec.start_delay_secs)
-    done, chief_seen = set(), False
+    eval_events = tf.io.gfile.glob(os.path.join(estimator.eval_dir(eval_spec.name), "events.out.tfevents.*"))
+    done = set(summaries.metrics_by_step(eval_events)) | {0}
+    chief_seen, last_news = False, clock()
     while True:
         for step, prefix in sorted(store.listed()):
             if step in done:
                 continue
             done.add(step)
+            last_news = clock()
             if not tf.io.gfile.exists(prefix + ".index"):
                 logging.warning("Evaluator: %s was deleted before it could be evaluated.", prefix)
                 continue
@@ -45,10 +53,11 @@ def run_evaluator(estimator, train_spec, eval_spec, poll_secs=1.0, clock=time.ti
                 return _outcome(done_evaluations, eval_spec)
         alive = model_dir_lock.writer_alive(model_dir)
         chief_seen = chief_seen or alive is True
-        if chief_seen and alive is False and all(step in done for step, _ in store.listed()):
+        settled = all(step in done for step, _ in store.listed())
+        if alive is False and settled and (chief_seen or clock() - last_news >= idle_secs):
             logging.info("Exiting evaluation: the chief has ended; its last checkpoint (global step %s) is "
-                         "evaluated.", max(done) if done else None)
-            if done and eval_spec.key not in done_evaluations.final_exported:
+                         "evaluated.", max(done))
+            if eval_spec.key in done_evaluations.results and eval_spec.key not in done_evaluations.final_exported:
                 done_evaluations.export(estimator, eval_spec, final=True,
                                         checkpoint_path=dict(store.listed()).get(max(done)))
             return _outcome(done_evaluations, eval_spec)

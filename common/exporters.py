@@ -47,10 +47,16 @@ class _SavedModelExporter(Exporter):
                              f"got {exports_to_keep}")
         self._serving_input_receiver_fn = serving_input_receiver_fn
         self._exports_to_keep = exports_to_keep
+        self._last = None  # (checkpoint, export path) of the last export
 
     def _export(self, estimator, export_path, checkpoint_path):
+        """Exports the checkpoint, unless this exporter already did (the final
+        evaluation of a run that ended between saves hears the last one again)."""
+        if self._last is not None and checkpoint_path is not None and self._last[0] == checkpoint_path:
+            return self._last[1]
         path = estimator.export_saved_model(export_path, self._serving_input_receiver_fn,
                                             checkpoint_path=checkpoint_path)
+        self._last = checkpoint_path, path
         self._keep_newest(export_path)
         return path
 
@@ -137,14 +143,9 @@ class BestExporter(_SavedModelExporter):
 
     def _best_in_events(self, model_dir, current_step):
         """The best evaluation written before `current_step` (earlier runs), or None."""
-        by_step = {}
-        for path in tf.io.gfile.glob(os.path.join(model_dir, self._event_file_pattern)):
-            for tag, points in summaries.read_event_file(path).items():
-                for step, value in points:
-                    if step < current_step and isinstance(value, float):
-                        by_step.setdefault(step, {"global_step": step})[tag] = value
+        by_step = summaries.metrics_by_step(tf.io.gfile.glob(os.path.join(model_dir, self._event_file_pattern)))
         best = None
-        for step in sorted(by_step):
-            if best is None or self._compare_fn(best, by_step[step]):
-                best = by_step[step]
+        for step, metrics in by_step.items():
+            if step < current_step and (best is None or self._compare_fn(best, metrics)):
+                best = dict(metrics, global_step=step)
         return best

@@ -386,7 +386,9 @@ class CheckpointSaverHook(Hook):
     """
 
     def __init__(self, checkpoint_dir=None, save_secs=None, save_steps=None, saver=None,
-                 checkpoint_basename="model.ckpt", scaffold=None, listeners=None, clock=time.time):
+                 checkpoint_basename="model.ckpt", scaffold=None, listeners=None, save_graph_def=True,
+                 clock=time.time):
+        del save_graph_def  # (there is no graph to save)
         if saver is not None or scaffold is not None or checkpoint_basename != "model.ckpt":
             raise NotImplementedError("CheckpointSaverHook: saver, scaffold and checkpoint_basename are not "
                                       "supported; checkpoints hold the model's variables as model_dir/model.ckpt-N")

@@ -39,13 +39,14 @@ def make_fetching_step(step_fn, jit_compile=False):
     """fetch(iterator) -> (steps_run, exhausted, values): one step whose values
     may be any tensors (a loop carries only the float32 scalars of
     make_train_loop), for a step at which a hook asks for model_fn's tensors."""
-    step = tf.function(lambda iterator: step_fn(iterator.get_next()), jit_compile=jit_compile or None)
+    step = tf.function(step_fn, jit_compile=jit_compile or None, reduce_retracing=True)
 
     def fetch(iterator):
-        try:
-            return 1, False, step(iterator)
-        except tf.errors.OutOfRangeError:
+        try:  # (taken here, not inside the step: a step whose get_next fails could still count itself)
+            batch = next(iterator)
+        except StopIteration:
             return 0, True, {}
+        return 1, False, step(batch)
 
     return fetch
 

@@ -96,5 +96,10 @@ class RunConfig:
         return self.train_distribute is not None or self.eval_distribute is not None
 
     def replace(self, **changes):
-        """A copy with some fields changed, like tf.estimator's RunConfig.replace."""
+        """A copy with some fields changed, like tf.estimator's RunConfig.replace: giving
+        one of save_checkpoints_steps and _secs clears the other."""
+        pair = ("save_checkpoints_steps", "save_checkpoints_secs")
+        for given, other in (pair, pair[::-1]):
+            if given in changes and other not in changes:
+                changes[other] = None
         return dataclasses.replace(self, **changes)

@@ -45,6 +45,18 @@ def read_scalars(event_dir):
     return found
 
 
+def metrics_by_step(paths):
+    """{global step: {tag: number}} of the numbers in the event files `paths`, by step
+    (string summaries, such as an evaluation's checkpoint_path, left out)."""
+    by_step = {}
+    for path in sorted(paths):
+        for tag, points in read_event_file(path).items():
+            for step, value in points:
+                if isinstance(value, (int, float)):
+                    by_step.setdefault(step, {})[tag] = value
+    return dict(sorted(by_step.items()))
+
+
 def read_event_file(path):
     """{tag: [(step, value), ...]} of one event file (a string summary's value is bytes)."""
     from tensorflow.core.util import event_pb2

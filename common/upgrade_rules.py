@@ -112,6 +112,13 @@ UNSUPPORTED = {
     "tf.estimator.experimental.": "this tf.estimator.experimental name has no counterpart here (the early-stopping "
                                   "hooks do: common.early_stopping)",
 }
+for _prefix in ("tf.compat.v1.GraphKeys.", "tf.GraphKeys."):
+    UNSUPPORTED[_prefix + "TRAINABLE_VARIABLES"] = (
+        "TF2 has no graph collections inside model_fn (get_collection would give [] and a weight decay over it "
+        "be silently zero): use common.tf1.variables.trainable_variables()")
+    UNSUPPORTED[_prefix + "REGULARIZATION_LOSSES"] = (
+        "TF2 has no graph collections inside model_fn (get_collection would give []): use "
+        "common.tf1.losses.get_regularization_losses()")
 for _prefix in ESTIMATOR_PREFIXES:
     UNSUPPORTED.setdefault(_prefix, "this tf.estimator name has no counterpart here (canned estimators are not "
                                     "supported: write a model_fn, or use common.model_to_estimator)")

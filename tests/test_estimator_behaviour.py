@@ -125,3 +125,45 @@ def test_the_nan_stop_is_tf1s_error_class():
     assert issubclass(hooks.NanLossDuringTrainingError, tf.compat.v1.train.NanLossDuringTrainingError)
     assert str(hooks.NanLossDuringTrainingError(3, float("nan"))).startswith("Model diverged with loss = nan at "
                                                                             "global step 3")
+
+
+def test_run_config_replace_of_one_checkpoint_period_clears_the_other():
+    config = common.RunConfig()
+    assert config.save_checkpoints_secs == 600
+    replaced = config.replace(save_checkpoints_steps=100)
+    assert (replaced.save_checkpoints_steps, replaced.save_checkpoints_secs) == (100, None)
+    assert replaced.replace(save_checkpoints_secs=30).save_checkpoints_steps is None
+
+
+def test_a_run_whose_input_ends_mid_call_neither_breaks_a_session_run_hook_nor_exports_twice(program, tmp_path):
+    """100 examples in batches of 16 (the last of 4) with three steps a call: a SessionRunHook fetching a
+    tensor model_fn named hears every step, as in TF1 (its steps run one a call), the input's end
+    counts no step, and the final evaluation (of the checkpoint the last save, at 7, already evaluated)
+    exports nothing again: the exports are step 5's and step 7's."""
+    from common.tf1 import session_run_hook
+
+    class Fetch(session_run_hook.SessionRunHook):
+        def __init__(self):
+            self.seen = []
+
+        def before_run(self, run_context):
+            return session_run_hook.SessionRunArgs("y:0")
+
+        def after_run(self, run_context, run_values):
+            self.seen.append(run_values.results.shape)
+
+    def naming_fn(features, labels, mode, params):
+        spec = program.model_fn(features, labels, mode, params)
+        tf.identity(spec.predictions["y"], name="y")
+        return spec
+
+    estimator = common.Estimator(naming_fn, str(tmp_path), config=common.RunConfig(
+        save_checkpoints_steps=5, steps_per_loop=3))
+    hook = Fetch()
+    latest = common.LatestExporter("latest", program.serving_input_receiver_fn, exports_to_keep=None)
+    metrics, exports = common.train_and_evaluate(
+        estimator, common.TrainSpec(lambda: program.input_fn(16), hooks=[hook]),
+        common.EvalSpec(lambda: program.input_fn(32), steps=None, throttle_secs=0, exporters=[latest]))
+    assert metrics["global_step"] == 7 and hook.seen == [(16, 1)] * 6 + [(4, 1)]  # 100 examples: 6 x 16 + 4
+    written = sorted(os.listdir(os.path.join(tmp_path, "export", "latest")))
+    assert len(written) == 2 and exports == [os.path.join(tmp_path, "export", "latest", written[-1])]  # 5, 7

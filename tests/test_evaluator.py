@@ -39,8 +39,13 @@ def test_each_checkpoint_is_evaluated_once_and_the_last_step_ends_the_evaluator(
     metrics, exports = evaluator.run_evaluator(watcher, train_spec, eval_spec, poll_secs=0.5,
                                                sleep=chief_trains_between_polls)
     steps = sorted(step for step, _ in summaries.read_scalars(watcher.eval_dir())["loss"])  # each once
-    assert steps == [0, 5, 10, 15] and metrics["global_step"] == 15 and exports == []
+    assert steps == [5, 10, 15] and metrics["global_step"] == 15 and exports == []  # not the untrained step 0
     assert polls == [0.5, 0.5, 0.5]
+
+    # a new evaluator of the same run evaluates only what the eval events do not hold yet
+    chief.train(train_spec.input_fn, max_steps=20)
+    metrics, _ = evaluator.run_evaluator(watcher, _specs(20)[0], eval_spec)
+    assert sorted(step for step, _ in summaries.read_scalars(watcher.eval_dir())["loss"]) == [5, 10, 15, 20]
 
 
 def _dead_pid():
@@ -49,26 +54,43 @@ def _dead_pid():
     return process.pid
 
 
+def _write_lock(model_dir, pid):
+    with open(os.path.join(model_dir, model_dir_lock.LOCK_FILE), "w") as f:
+        f.write(json.dumps({"pid": pid, "host": socket.gethostname(), "started": "then"}))
+
+
 def test_a_chief_that_ends_before_its_last_step_ends_the_evaluator_after_its_last_checkpoint(tmp_path):
     chief, watcher = _estimators(str(tmp_path))
     train_spec, eval_spec = _specs(1000)
     chief.train(train_spec.input_fn, max_steps=7)  # the chief stopped early (early stopping, end of input)
-    lock = os.path.join(str(tmp_path), model_dir_lock.LOCK_FILE)
     assert model_dir_lock.writer_alive(str(tmp_path)) is True  # this process holds it
-
-    def the_chief_ends(seconds):
-        with open(lock, "w") as f:
-            f.write(json.dumps({"pid": _dead_pid(), "host": socket.gethostname(), "started": "then"}))
-
-    metrics, _ = evaluator.run_evaluator(watcher, train_spec, eval_spec, sleep=the_chief_ends)
+    metrics, _ = evaluator.run_evaluator(watcher, train_spec, eval_spec,
+                                         sleep=lambda seconds: _write_lock(str(tmp_path), _dead_pid()))
     assert model_dir_lock.writer_alive(str(tmp_path)) is False
-    assert sorted(step for step, _ in summaries.read_scalars(watcher.eval_dir())["loss"]) == [0, 5, 7]
+    assert sorted(step for step, _ in summaries.read_scalars(watcher.eval_dir())["loss"]) == [5, 7]
     assert metrics["global_step"] == 7
+
+
+def test_an_evaluator_started_after_the_chief_ended_evaluates_what_is_there_then_waits_idle_secs(tmp_path):
+    chief, watcher = _estimators(str(tmp_path))
+    train_spec, eval_spec = _specs(1000)
+    chief.train(train_spec.input_fn, max_steps=10)
+    _write_lock(str(tmp_path), _dead_pid())
+    now = [0.0]
+    waits = []
+
+    def sleep(seconds):
+        waits.append(seconds)
+        now[0] += seconds
+
+    metrics, _ = evaluator.run_evaluator(watcher, train_spec, eval_spec, poll_secs=5, idle_secs=60,
+                                         clock=lambda: now[0], sleep=sleep)
+    assert metrics["global_step"] == 10 and len(waits) == 12  # 60 s of 5 s polls without a new checkpoint
 
 
 def test_a_chief_and_an_evaluator_process_under_tf_config(tmp_path):
     """python -m mnist.main as TF_CONFIG's chief (--mode=train) and evaluator on 127.0.0.1: the evaluator
-    evaluates the checkpoints at 0, 20, 40 and 60 once each, and ends when the chief's last step is evaluated."""
+    evaluates the checkpoints at 20, 40 and 60 once each, and ends when the chief's last step is evaluated."""
     data_dir = sample_files(str(tmp_path / "data"))
     model_dir = str(tmp_path / "model")
     cluster = {"chief": ["127.0.0.1:29871"]}
@@ -85,7 +107,7 @@ def test_a_chief_and_an_evaluator_process_under_tf_config(tmp_path):
     for task, process in processes.items():
         assert process.returncode == 0, (task, outputs[task][1][-3000:])
     evaluated = summaries.read_scalars(os.path.join(model_dir, "eval_validation"))["accuracy"]
-    assert sorted(step for step, _ in evaluated) == [0, 20, 40, 60]
+    assert sorted(step for step, _ in evaluated) == [20, 40, 60]
     assert np.isfinite([value for _, value in evaluated]).all()
     assert "Exiting evaluation, global_step=60 >= train max_steps=60" in outputs["evaluator"][1]
     assert "Test accuracy" in outputs["chief"][0] and "Test accuracy" not in outputs["evaluator"][0]

@@ -95,6 +95,8 @@ def test_tf1_batch_normalization_keeps_tf1_defaults(tmp_path):
 def test_sharing_a_tf1_layer_within_one_call_is_refused_by_name():
     with pytest.raises(NotImplementedError, match=r"\(layer 'tower'\): reuse=True within one call"):
         layers.dense(tf.zeros([1, 2]), 3, name="tower", reuse=True)
+    tf.compat.v1.get_variable_scope().reuse_variables()  # the root scope's flag (set by whatever ran first)
+    layers.dense(tf.zeros([1, 2]), 3, name="root")  # does not count
     with tf.compat.v1.variable_scope("shared", reuse=tf.compat.v1.AUTO_REUSE):
         with pytest.raises(NotImplementedError, match=r"\(layer 'tower'\): a variable_scope with reuse=.*"
                                                       r"would get weights of its own"):

@@ -151,17 +151,23 @@ def test_tf1_layers_and_metrics_become_common_tf1s_and_keras_metric_classes_stay
 
 
 def test_the_trainable_variables_and_regularization_losses_collections_become_the_models():
-    new, _ = upgrade('''\
+    new, changes = upgrade('''\
         import tensorflow as tf
         loss += decay * tf.add_n([tf.nn.l2_loss(v) for v in tf.compat.v1.trainable_variables()])
         old = tf.trainable_variables()
         loss += tf.compat.v1.losses.get_regularization_loss()
+        update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
+        decay = tf.add_n(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.REGULARIZATION_LOSSES))
         ''')
     assert new.splitlines() == [
         "import common", "import common.tf1.losses", "import common.tf1.variables", "import tensorflow as tf",
         "loss += decay * tf.add_n([tf.nn.l2_loss(v) for v in common.tf1.variables.trainable_variables()])",
         "old = common.tf1.variables.trainable_variables()",
-        "loss += common.tf1.losses.get_regularization_loss()"]
+        "loss += common.tf1.losses.get_regularization_loss()",
+        "update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)",  # harmless: empty
+        "decay = tf.add_n(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.REGULARIZATION_LOSSES))"]
+    assert [(c.line, "common.tf1.losses.get_regularization_losses()" in c.message)
+            for c in changes if c.refused] == [(6, True)]
 
 
 def test_tf1_logging_verbosity_reaches_the_projects_log_lines():

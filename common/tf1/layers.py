@@ -27,7 +27,8 @@ class BatchNormalization(FusedBatchNormalization):
 
 
 def _check(name, reuse, activity_regularizer=None):
-    scope_reuse = tf.compat.v1.get_variable_scope().reuse
+    scope = tf.compat.v1.get_variable_scope()
+    scope_reuse = scope.reuse if scope.name else False  # (the root scope's flag depends on what ran first)
     if reuse or scope_reuse:
         how = "reuse=True" if reuse else f"a variable_scope with reuse={scope_reuse!r}"
         raise NotImplementedError(

@@ -7,7 +7,8 @@ reads: "loss", "learning_rate", "global_step", a spec scalar, a summary
 written in model_fn or a tensor model_fn named, by name or as the tensor;
 or the global-step variable), and gets them as numpy in the same structure. As in TF1, the global step a hook fetches
 in the run of step N is N - 1 (the value the step started from), and the
-first run is step 1. Anything that needs the session itself is refused by
+first run is step 1; a hook hears every step (with one among the hooks,
+steps run one per call, whatever RunConfig.steps_per_loop says). Anything that needs the session itself is refused by
 name. Inside the hook's methods, get_global_step() (tf.train's, after the
 upgrade) answers the name the step is fetched by.
 """
@@ -87,6 +88,9 @@ class SessionRunHookAdapter(hooks_lib.Hook):
         self._fetches = None
         self._run_context = None
 
+    def steps_to_trigger(self, step):
+        return 1  # a TF1 hook hears every run: each step is a call of its own
+
     def begin(self, context):
         self._run_context = context
         with registry.in_tf1_hook():
@@ -105,6 +109,9 @@ class SessionRunHookAdapter(hooks_lib.Hook):
         return names
 
     def after_step(self, step, values, context):
+        names = [] if self._fetches is None else [hooks_lib.value_name(f) for f in tf.nest.flatten(self._fetches)]
+        if any(name not in values for name in names):
+            return  # the input ended before the step it asked about: TF1's run raised, after_run never came
         if self._fetches is not None:
             named = {**values, "global_step": step - 1}
             results = tf.nest.map_structure(lambda fetch: named[hooks_lib.value_name(fetch)], self._fetches)
