@@ -156,10 +156,10 @@ def check_records(path):
     read again.
     """
     if "://" in path:
-        return _checked_count(path)
+        return scan_records(path)
     key = (os.path.realpath(path), _file_state(path))
     if key not in _CHECKED:
-        _CHECKED[key] = _checked_count(path)
+        _CHECKED[key] = scan_records(path)
     return _CHECKED[key]
 
 
@@ -170,7 +170,8 @@ def _file_state(path):
     return tuple((stat.st_ino, stat.st_size, stat.st_mtime_ns) for stat in map(os.stat, paths))
 
 
-def _checked_count(path):
+def scan_records(path):
+    """check_records's scan itself, every time (what benchmarks/cifar10_preflight.py times)."""
     count = 0
     try:
         for serialized in tf.data.TFRecordDataset(path).batch(_CHECK_BATCH):

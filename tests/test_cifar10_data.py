@@ -184,8 +184,8 @@ def test_a_file_is_checked_once_per_process_until_it_changes(tmp_path, monkeypat
     path = tmp_path / "train.tfrecords"
     write_records(path, good_records(30))
     reads = []
-    real = input_fn._checked_count
-    monkeypatch.setattr(input_fn, "_checked_count", lambda p: reads.append(p) or real(p))
+    real = input_fn.scan_records
+    monkeypatch.setattr(input_fn, "scan_records", lambda p: reads.append(p) or real(p))
     assert input_fn.check_records(str(path)) == input_fn.check_records(str(path)) == 30
     assert len(reads) == 1
     write_records(path, good_records(31))
