@@ -7,7 +7,9 @@ evaluated (none whose step the eval events already hold; not the untrained
 step-0 state, which train_and_evaluate does not evaluate either) is
 evaluated, oldest first (one the chief deleted before its turn is skipped
 with a warning), its results written to the eval dir and the EvalSpec's
-exporters run. It ends after the checkpoint of the last training step
+exporters run. With throttle_secs (tf.estimator's default is 600; the
+mains give 0), as tf.estimator's evaluator: the newest checkpoint only,
+at most once per throttle_secs, the last step's at once. It ends after the checkpoint of the last training step
 (train_spec.max_steps), or, when training stops short of it, once the
 chief's process has ended (its writer lock in model_dir says which process;
 on this host only) and its last checkpoint is evaluated. An evaluator that
@@ -37,16 +39,18 @@ def run_evaluator(estimator, train_spec, eval_spec, poll_secs=1.0, idle_secs=60.
         sleep(eval_spec.start_delay_secs)
     eval_events = tf.io.gfile.glob(os.path.join(estimator.eval_dir(eval_spec.name), "events.out.tfevents.*"))
     done = set(summaries.metrics_by_step(eval_events)) | {0}
-    chief_seen, last_news = False, clock()
+    seen, chief_seen, last_news, last_start = set(done), False, clock(), None
     while True:
-        for step, prefix in sorted(store.listed()):
-            if step in done:
-                continue
-            done.add(step)
+        listed = sorted(store.listed())
+        if any(step not in seen for step, _ in listed):
+            seen.update(step for step, _ in listed)
             last_news = clock()
+        for step, prefix in _due(listed, done, eval_spec.throttle_secs, last_start, max_steps, clock()):
+            done.add(step)
             if not tf.io.gfile.exists(prefix + ".index"):
                 logging.warning("Evaluator: %s was deleted before it could be evaluated.", prefix)
                 continue
+            last_start = clock()
             done_evaluations.evaluate(estimator, step, eval_spec, checkpoint_path=prefix)
             if max_steps is not None and step >= max_steps:
                 logging.info("Exiting evaluation, global_step=%d >= train max_steps=%d", step, max_steps)
@@ -62,6 +66,24 @@ def run_evaluator(estimator, train_spec, eval_spec, poll_secs=1.0, idle_secs=60.
                                         checkpoint_path=dict(store.listed()).get(max(done)))
             return _outcome(done_evaluations, eval_spec)
         sleep(poll_secs)
+
+
+def _due(listed, done, throttle_secs, last_start, max_steps, now):
+    """The checkpoints to evaluate now: every one waiting, oldest first; with
+    throttle_secs, as tf.estimator's evaluator, only the newest, once that many
+    seconds have passed since the last evaluation began (at once for the last
+    step), the older ones marked done unevaluated."""
+    waiting = [(step, prefix) for step, prefix in listed if step not in done]
+    if not waiting or not throttle_secs:
+        return waiting
+    final = max_steps is not None and waiting[-1][0] >= max_steps
+    if last_start is not None and now - last_start < throttle_secs and not final:
+        return []
+    if len(waiting) > 1:
+        logging.info("Evaluator: throttle_secs=%s: evaluating global step %d, skipping %s.", throttle_secs,
+                     waiting[-1][0], ", ".join(str(step) for step, _ in waiting[:-1]))
+        done.update(step for step, _ in waiting[:-1])
+    return waiting[-1:]
 
 
 def _outcome(done_evaluations, eval_spec):

@@ -24,7 +24,7 @@ def _estimators(model_dir):
 
 def _specs(max_steps):
     return (common.TrainSpec(models.train_input(FEATURES, LABELS, 16), max_steps=max_steps),
-            common.EvalSpec(models.eval_input(FEATURES, LABELS, 32), steps=None, start_delay_secs=0))
+            common.EvalSpec(models.eval_input(FEATURES, LABELS, 32), steps=None, start_delay_secs=0, throttle_secs=0))
 
 
 def test_each_checkpoint_is_evaluated_once_and_the_last_step_ends_the_evaluator(tmp_path):
@@ -111,3 +111,22 @@ def test_a_chief_and_an_evaluator_process_under_tf_config(tmp_path):
     assert np.isfinite([value for _, value in evaluated]).all()
     assert "Exiting evaluation, global_step=60 >= train max_steps=60" in outputs["evaluator"][1]
     assert "Test accuracy" in outputs["chief"][0] and "Test accuracy" not in outputs["evaluator"][0]
+
+
+def test_with_throttle_secs_the_newest_checkpoint_is_evaluated_at_most_once_a_period(tmp_path):
+    """As tf.estimator's evaluator: 30 s between polls, a checkpoint each poll, throttle 100 s: step 5 at
+    once, 10 and 15 wait, then the last step (20) is evaluated at once and 10 and 15 are skipped."""
+    chief, watcher = _estimators(str(tmp_path))
+    train_spec, _ = _specs(20)
+    eval_spec = common.EvalSpec(models.eval_input(FEATURES, LABELS, 32), steps=None, start_delay_secs=0,
+                                throttle_secs=100)
+    chief.train(train_spec.input_fn, max_steps=5)
+    now = [0.0]
+
+    def poll_later(seconds):
+        now[0] += 30
+        chief.train(train_spec.input_fn, max_steps=chief.get_variable_value("global_step") + 5)
+
+    metrics, _ = evaluator.run_evaluator(watcher, train_spec, eval_spec, clock=lambda: now[0], sleep=poll_later)
+    assert sorted(step for step, _ in summaries.read_scalars(watcher.eval_dir())["loss"]) == [5, 20]
+    assert metrics["global_step"] == 20 and now[0] == 90
