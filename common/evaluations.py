@@ -21,12 +21,16 @@ class Evaluations:
         self.exports = {}  # spec key -> paths its exporters wrote after its last evaluation
         self.final_exported = set()
 
+    def throttle_allows(self, spec, step):
+        """Whether throttle_secs have passed since the spec's last evaluation began (or there was none)."""
+        return self._throttles[spec.key].should_trigger(step)
+
     def evaluate(self, estimator, step, spec, final=False, checkpoint_path=None):
         """Evaluates the newest checkpoint (or checkpoint_path) at `step`, then exports;
         `final`, or a step at max_steps, makes it the final evaluation."""
+        self._throttles[spec.key].update(step)  # (the throttle counts from an evaluation's start, as tf.estimator's)
         self.results[spec.key] = estimator.evaluate(
             spec.input_fn, steps=spec.steps, hooks=spec.hooks, name=spec.name, checkpoint_path=checkpoint_path)
-        self._throttles[spec.key].update(step)
         self.last_step[spec.key] = step
         self.export(estimator, spec, final or (self._max_steps is not None and step >= self._max_steps),
                     checkpoint_path)
@@ -45,5 +49,5 @@ class Evaluations:
 
     def after_save(self, estimator, step):
         for spec in self._specs:
-            if self._throttles[spec.key].should_trigger(step):
+            if self.throttle_allows(spec, step):
                 self.evaluate(estimator, step, spec)

@@ -39,49 +39,47 @@ def run_evaluator(estimator, train_spec, eval_spec, poll_secs=1.0, idle_secs=60.
         sleep(eval_spec.start_delay_secs)
     eval_events = tf.io.gfile.glob(os.path.join(estimator.eval_dir(eval_spec.name), "events.out.tfevents.*"))
     done = set(summaries.metrics_by_step(eval_events)) | {0}
-    seen, chief_seen, last_news, last_start = set(done), False, clock(), None
+    seen, chief_seen, last_news = set(done), False, clock()
     while True:
         listed = sorted(store.listed())
         if any(step not in seen for step, _ in listed):
             seen.update(step for step, _ in listed)
             last_news = clock()
-        for step, prefix in _due(listed, done, eval_spec.throttle_secs, last_start, max_steps, clock()):
+        for step, prefix in _due(listed, done, eval_spec, max_steps, done_evaluations):
             done.add(step)
             if not tf.io.gfile.exists(prefix + ".index"):
                 logging.warning("Evaluator: %s was deleted before it could be evaluated.", prefix)
                 continue
-            last_start = clock()
             done_evaluations.evaluate(estimator, step, eval_spec, checkpoint_path=prefix)
             if max_steps is not None and step >= max_steps:
                 logging.info("Exiting evaluation, global_step=%d >= train max_steps=%d", step, max_steps)
                 return _outcome(done_evaluations, eval_spec)
         alive = model_dir_lock.writer_alive(model_dir)
         chief_seen = chief_seen or alive is True
-        settled = all(step in done for step, _ in store.listed())
-        if alive is False and settled and (chief_seen or clock() - last_news >= idle_secs):
+        after = dict(store.listed())  # (listed again: the chief may have saved while this one evaluated)
+        if alive is False and set(after) <= done and (chief_seen or clock() - last_news >= idle_secs):
             logging.info("Exiting evaluation: the chief has ended; its last checkpoint (global step %s) is "
                          "evaluated.", max(done))
             if eval_spec.key in done_evaluations.results and eval_spec.key not in done_evaluations.final_exported:
-                done_evaluations.export(estimator, eval_spec, final=True,
-                                        checkpoint_path=dict(store.listed()).get(max(done)))
+                done_evaluations.export(estimator, eval_spec, final=True, checkpoint_path=after.get(max(done)))
             return _outcome(done_evaluations, eval_spec)
         sleep(poll_secs)
 
 
-def _due(listed, done, throttle_secs, last_start, max_steps, now):
+def _due(listed, done, eval_spec, max_steps, done_evaluations):
     """The checkpoints to evaluate now: every one waiting, oldest first; with
-    throttle_secs, as tf.estimator's evaluator, only the newest, once that many
-    seconds have passed since the last evaluation began (at once for the last
-    step), the older ones marked done unevaluated."""
+    throttle_secs, as tf.estimator's evaluator, only the newest, once the
+    throttle allows (at once for the last step), the older ones marked done
+    unevaluated."""
     waiting = [(step, prefix) for step, prefix in listed if step not in done]
-    if not waiting or not throttle_secs:
+    if not waiting or not eval_spec.throttle_secs:
         return waiting
-    final = max_steps is not None and waiting[-1][0] >= max_steps
-    if last_start is not None and now - last_start < throttle_secs and not final:
+    newest = waiting[-1][0]
+    if not (max_steps is not None and newest >= max_steps) and not done_evaluations.throttle_allows(eval_spec, newest):
         return []
     if len(waiting) > 1:
-        logging.info("Evaluator: throttle_secs=%s: evaluating global step %d, skipping %s.", throttle_secs,
-                     waiting[-1][0], ", ".join(str(step) for step, _ in waiting[:-1]))
+        logging.info("Evaluator: throttle_secs=%s: evaluating global step %d, skipping %s.", eval_spec.throttle_secs,
+                     newest, ", ".join(str(step) for step, _ in waiting[:-1]))
         done.update(step for step, _ in waiting[:-1])
     return waiting[-1:]
 

@@ -86,6 +86,7 @@ class SessionRunHookAdapter(hooks_lib.Hook):
         self.hook = hook
         self._context = None
         self._fetches = None
+        self._names = ()  # the value names of the fetches
         self._run_context = None
 
     def steps_to_trigger(self, step):
@@ -102,15 +103,13 @@ class SessionRunHookAdapter(hooks_lib.Hook):
         with registry.in_tf1_hook():
             args = self.hook.before_run(self._context)
         self._fetches = None if args is None else args.fetches
-        if self._fetches is None:
-            return ()
-        names = [hooks_lib.value_name(f) for f in tf.nest.flatten(self._fetches)]
-        self._run_context.check_offered(names, f"{type(self.hook).__name__}.before_run")
-        return names
+        self._names = () if self._fetches is None else tuple(
+            hooks_lib.value_name(f) for f in tf.nest.flatten(self._fetches))
+        self._run_context.check_offered(self._names, f"{type(self.hook).__name__}.before_run")
+        return self._names
 
     def after_step(self, step, values, context):
-        names = [] if self._fetches is None else [hooks_lib.value_name(f) for f in tf.nest.flatten(self._fetches)]
-        if any(name not in values for name in names):
+        if any(name not in values for name in self._names):
             return  # the input ended before the step it asked about: TF1's run raised, after_run never came
         if self._fetches is not None:
             named = {**values, "global_step": step - 1}
