@@ -14,7 +14,7 @@ from absl import app, flags
 
 from cifar10 import input_fn as cifar_input
 from cifar10 import model_fn as cifar_model
-from common import towers
+from common.devices.plan import DevicePlan
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("records", 10000, "Random CIFAR records to write.")
@@ -31,7 +31,7 @@ def main(argv):
                       weight_decay=2e-4, optimizer="momentum", momentum=0.9, learning_rate=0.1,
                       lr_schedule="piecewise", batches_per_epoch=390, decay_steps=1, decay_rate=1.0)
         demand = harness.estimator_examples_per_sec(cifar_model.model_fn, params, lambda: dataset.make_batch(128),
-                                                    towers.DevicePlan.single_cpu(), 128, FLAGS.train_steps, 5)
+                                                    DevicePlan.single_cpu(), 128, FLAGS.train_steps, 5)
     harness.report_pipeline("cifar10 (ResNet-44, batch 128)", supply, demand)
 
 

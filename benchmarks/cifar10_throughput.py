@@ -23,7 +23,7 @@ import sys
 import harness
 from absl import app, flags
 
-from common import precision
+from common.devices import precision
 
 FLAGS = flags.FLAGS
 flags.DEFINE_integer("steps", 30, "Measured training steps per run.")

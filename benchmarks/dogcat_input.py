@@ -15,7 +15,7 @@ import numpy as np
 import tensorflow as tf
 from absl import app, flags
 
-from common import towers
+from common.devices.plan import DevicePlan
 from dogcat import input_fn as dogcat_input
 from dogcat import model_fn as dogcat_model
 
@@ -45,7 +45,7 @@ def main(argv):
         demand = harness.estimator_examples_per_sec(
             dogcat_model.model_fn, dict(image_size=150, learning_rate=1e-4),
             dogcat_input.input_fn(paths, labels, 150, 32, training=True, augment_images=True),
-            towers.DevicePlan.single_cpu(), 32, FLAGS.train_steps, 5)
+            DevicePlan.single_cpu(), 32, FLAGS.train_steps, 5)
     harness.report_pipeline("dogcat (small CNN, 150px, batch 32)", supply, demand)
 
 

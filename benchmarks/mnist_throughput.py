@@ -16,7 +16,7 @@ import keras
 import numpy as np
 from absl import app, flags
 
-from common import towers
+from common.devices.plan import DevicePlan
 from mnist import model_fn
 
 FLAGS = flags.FLAGS
@@ -33,7 +33,7 @@ def measure(side):
     if side == "estimator":
         return harness.estimator_examples_per_sec(
             model_fn.model_fn, dict(num_classes=10, learning_rate=1e-3, lr_schedule="constant"),
-            harness.synthetic_batch_input(features, labels), towers.DevicePlan.single_cpu(), FLAGS.batch_size,
+            harness.synthetic_batch_input(features, labels), DevicePlan.single_cpu(), FLAGS.batch_size,
             FLAGS.steps, FLAGS.steps_per_loop)
     return harness.keras_fit_examples_per_sec(
         model_fn.build_cnn(10), harness.synthetic_batch_input(features, labels)(),

@@ -11,7 +11,8 @@ import numpy as np
 from absl import app, flags
 
 from cifar10 import model_fn as cifar_model
-from common import runtime, towers
+from common.devices import runtime
+from common.devices.plan import CPU, DevicePlan
 from mnist import model_fn as mnist_model
 
 FLAGS = flags.FLAGS
@@ -23,7 +24,7 @@ flags.DEFINE_integer("batch_size", 128, "Global batch.")
 def measure(name, model_fn, params, features, labels):
     rates = []
     for num_towers in (1, 2):
-        plan = towers.DevicePlan(tuple(f"/cpu:{i}" for i in range(num_towers)), towers.CPU)
+        plan = DevicePlan(tuple(f"/cpu:{i}" for i in range(num_towers)), CPU)
         rates.append(harness.estimator_examples_per_sec(
             model_fn, params, harness.synthetic_batch_input(features, labels), plan, FLAGS.batch_size, FLAGS.steps))
     print(f"tower_scaling {name} batch {FLAGS.batch_size}: 1 tower {rates[0]:.1f} ex/s, 2 towers {rates[1]:.1f} ex/s, "

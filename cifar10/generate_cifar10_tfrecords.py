@@ -25,7 +25,8 @@ import tensorflow as tf
 from absl import app, flags
 
 from cifar10.input_fn import MANIFEST, CifarDataError, file_sha256
-from common import atomic, cli
+from common.jobs import cli
+from common.state import atomic
 
 CIFAR_FILENAME = "cifar-10-python.tar.gz"
 CIFAR_DOWNLOAD_URL = "https://www.cs.toronto.edu/~kriz/" + CIFAR_FILENAME

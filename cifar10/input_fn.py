@@ -11,7 +11,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from common import element_seeds
+from common.jobs import element_seeds
 
 HEIGHT, WIDTH, DEPTH = 32, 32, 3
 NUM_CLASSES = 10

@@ -15,7 +15,8 @@ from absl import app, flags, logging
 
 import common
 from cifar10 import input_fn, model_fn, resnet
-from common import cli, hooks, optimizers
+from common import hooks
+from common.jobs import cli, optimizers
 
 FLAGS = flags.FLAGS
 
@@ -106,7 +107,7 @@ def main(argv):
     eval_input = input_fn.input_fn(FLAGS.data_dir, "eval", FLAGS.eval_batch_size, synthetic=synthetic)
     eval_steps = FLAGS.eval_steps or (10 if synthetic else None)
     try:
-        results, _ = cli.train_and_evaluate(
+        results, _ = cli.train_and_evaluate_by_mode(
             estimator, common.TrainSpec(train_input, max_steps=FLAGS.train_steps, hooks=train_hooks),
             common.EvalSpec(eval_input, steps=eval_steps, throttle_secs=0, start_delay_secs=0, exporters=exporters))
     except tf.errors.DataLossError as error:

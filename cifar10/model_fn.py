@@ -17,7 +17,8 @@ import tensorflow as tf
 
 import common
 from cifar10 import resnet
-from common import metrics, optimizers, schedules
+from common.jobs import optimizers, schedules
+from common.spec import metrics
 
 LR_SCHEDULES = ("piecewise", "exponential")
 PIECEWISE_EPOCHS = (82, 123, 300)
@@ -25,13 +26,13 @@ PIECEWISE_MULTIPLIERS = (1, 0.1, 0.01, 0.002)
 
 
 def learning_rate_schedule(params):
-    if params["lr_schedule"] == "piecewise":
-        boundaries = [params["batches_per_epoch"] * epochs for epochs in PIECEWISE_EPOCHS]
-        return schedules.piecewise_constant(boundaries, [params["learning_rate"] * m for m in PIECEWISE_MULTIPLIERS])
-    if params["lr_schedule"] == "exponential":
-        return schedules.exponential_decay(params["learning_rate"], params["decay_steps"], params["decay_rate"],
-                                           staircase=True)
-    raise ValueError(f"--lr_schedule={params['lr_schedule']!r} is not one of {', '.join(LR_SCHEDULES)}")
+    """The --lr_schedule's schedule; piecewise drops at the official example's epochs."""
+    if params["lr_schedule"] not in LR_SCHEDULES:
+        raise ValueError(f"--lr_schedule={params['lr_schedule']!r} is not one of {', '.join(LR_SCHEDULES)}")
+    return schedules.by_name(
+        params["lr_schedule"], params["learning_rate"], params.get("decay_steps"), params.get("decay_rate"),
+        staircase=True, boundaries=[params.get("batches_per_epoch", 0) * epochs for epochs in PIECEWISE_EPOCHS],
+        multipliers=PIECEWISE_MULTIPLIERS)
 
 
 def model_fn(features, labels, mode, params):

@@ -14,7 +14,7 @@ example's fused=True.
 import keras
 import tensorflow as tf
 
-from common.fused_batch_norm import FusedBatchNormalization
+from common.layers.fused_batch_norm import FusedBatchNormalization
 
 layers = keras.layers
 FILTERS = (16, 32, 64)

@@ -13,7 +13,8 @@ import tensorflow as tf
 from absl import app, flags, logging
 
 import common
-from common import cli, hooks
+from common import hooks
+from common.jobs import cli
 from dogcat import input_fn, model_fn, submission
 
 FLAGS = flags.FLAGS
@@ -101,7 +102,7 @@ def main(argv):
             input_fn.input_fn(paths[val_idx], labels[val_idx], FLAGS.image_size, FLAGS.eval_batch_size,
                               training=False, cache=FLAGS.cache_images),
             steps=None, name="validation", throttle_secs=0, start_delay_secs=0, exporters=exporters)
-        results, _ = cli.train_and_evaluate(estimator, train_spec, eval_spec)
+        results, _ = cli.train_and_evaluate_by_mode(estimator, train_spec, eval_spec)
         if results:
             print(f"Validation accuracy: {results['accuracy']:.4f}, log loss: {results['log_loss']:.4f} "
                   f"on {len(val_idx)} images (global step {results['global_step']})", flush=True)

@@ -15,7 +15,7 @@ import tensorflow as tf
 from absl import logging
 
 import common
-from common import metrics
+from common.spec import metrics
 
 BLOCK_FILTERS = (32, 64, 128)
 BACKBONES = {

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from common import atomic
+from common.state import atomic
 
 
 def write(path, ids, probabilities, clip=0.005):

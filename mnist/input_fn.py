@@ -14,7 +14,7 @@ import zlib
 import numpy as np
 import tensorflow as tf
 
-from common import atomic
+from common.state import atomic
 
 PACKAGED_DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 IDX_FILES = {

@@ -14,7 +14,8 @@ import tensorflow as tf
 from absl import app, flags, logging
 
 import common
-from common import cli, hooks, optimizers, schedules
+from common import hooks
+from common.jobs import cli, optimizers, schedules
 from mnist import input_fn, model_fn
 
 FLAGS = flags.FLAGS
@@ -95,7 +96,7 @@ def main(argv):
         max_steps=FLAGS.train_steps, hooks=train_hooks)
     exporters = cli.best_exporters(receiver, "validation", eval_metrics)
     if validating:
-        cli.train_and_evaluate(estimator, train_spec, common.EvalSpec(
+        cli.train_and_evaluate_by_mode(estimator, train_spec, common.EvalSpec(
             input_fn.input_fn(*splits["validation"], FLAGS.eval_batch_size, training=False),
             steps=None, name="validation", throttle_secs=0, start_delay_secs=0, exporters=exporters))
     else:

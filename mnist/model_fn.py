@@ -13,7 +13,8 @@ import keras
 import tensorflow as tf
 
 import common
-from common import metrics, optimizers, schedules
+from common.jobs import optimizers, schedules
+from common.spec import metrics
 
 
 def build_cnn(num_classes, data_format="channels_last"):

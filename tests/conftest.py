@@ -11,9 +11,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-import common  # noqa: E402,F401  (first, as in the mains: TensorFlow loads with the project's kernel settings)
 import tensorflow as tf  # noqa: E402
 from absl import logging  # noqa: E402
+
+import common  # noqa: E402,F401  (first, as in the mains: TensorFlow loads with the project's kernel settings)
 
 NUM_LOGICAL_CPUS = 4
 _cpus = tf.config.list_physical_devices("CPU")

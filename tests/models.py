@@ -5,7 +5,8 @@ import numpy as np
 import tensorflow as tf
 
 import common
-from common import metrics
+from common.devices.plan import DevicePlan
+from common.spec import metrics
 
 
 def blobs(num_examples, dim=4, classes=3, seed=0):
@@ -100,4 +101,17 @@ def eval_input(features, labels, batch_size):
 
 
 def plan(num_towers, variable_strategy="CPU"):
-    return common.towers.DevicePlan(tuple(f"/cpu:{i}" for i in range(num_towers)), variable_strategy)
+    return DevicePlan(tuple(f"/cpu:{i}" for i in range(num_towers)), variable_strategy)
+
+
+def one_batch(features, labels, batch_size=32):
+    """input_fn: the first batch_size examples, the same batch at every step."""
+    x, y = features[:batch_size], labels[:batch_size]
+    return lambda: tf.data.Dataset.from_tensors((x, y)).repeat()
+
+
+def tower_estimator(model_dir, num_towers, strategy="CPU", **params):
+    """classifier_fn (8 hidden units unless params say) on num_towers logical CPUs, seeded."""
+    params.setdefault("hidden", 8)
+    return common.Estimator(classifier_fn, str(model_dir), params=params,
+                            config=common.RunConfig(tf_random_seed=5, device_plan=plan(num_towers, strategy)))

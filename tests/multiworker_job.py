@@ -11,7 +11,8 @@ import numpy as np
 from absl import app, flags
 
 import common
-from common import cli, multiworker
+from common.devices import hosts
+from common.jobs import cli
 from tests import models
 
 FLAGS = flags.FLAGS
@@ -34,7 +35,7 @@ def model_fn(features, labels, mode, params):
 
 def main(argv):
     del argv
-    cluster = multiworker.from_tf_config(FLAGS.collective_timeout_secs, FLAGS.cluster_start_timeout_secs)
+    cluster = hosts.from_tf_config(FLAGS.collective_timeout_secs, FLAGS.cluster_start_timeout_secs)
     features, labels = models.blobs(4096, dim=8)
     config = common.RunConfig(model_dir=FLAGS.model_dir, save_checkpoints_steps=2, tf_random_seed=3,
                               steps_per_loop=2, cluster=cluster)

@@ -13,7 +13,8 @@ import tensorflow as tf
 from absl import app, flags
 
 import common
-from common import cli, hooks
+from common import hooks
+from common.jobs import cli
 from tests import models
 
 FLAGS = flags.FLAGS

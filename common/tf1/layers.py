@@ -18,8 +18,8 @@ as TF1's did to the REGULARIZATION_LOSSES collection.
 import keras
 import tensorflow as tf
 
-from common import registry
-from common.fused_batch_norm import FusedBatchNormalization
+from common.layers.fused_batch_norm import FusedBatchNormalization
+from common.variables import registry
 
 
 class BatchNormalization(FusedBatchNormalization):

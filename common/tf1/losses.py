@@ -10,7 +10,7 @@ for it. The other tf.compat.v1.losses functions work as they are.
 
 import tensorflow as tf
 
-from common import registry
+from common.variables import registry
 
 
 def get_regularization_losses(scope=None):

@@ -10,15 +10,16 @@ in the run of step N is N - 1 (the value the step started from), and the
 first run is step 1; a hook hears every step (with one among the hooks,
 steps run one per call, whatever RunConfig.steps_per_loop says). Anything that needs the session itself is refused by
 name. Inside the hook's methods, get_global_step() (tf.train's, after the
-upgrade) answers the name the step is fetched by.
+upgrade) answers the run's global-step variable, which a hook fetches as
+any other value.
 """
 
 import collections
 
 import tensorflow as tf
 
-from common import hooks as hooks_lib
-from common import registry
+from common.hooks import protocol as hooks_lib
+from common.variables import registry
 
 SessionRunArgs = collections.namedtuple("SessionRunArgs", ["fetches", "feed_dict", "options"])
 SessionRunArgs.__new__.__defaults__ = (None, None)
@@ -92,15 +93,19 @@ class SessionRunHookAdapter(hooks_lib.Hook):
     def steps_to_trigger(self, step):
         return 1  # a TF1 hook hears every run: each step is a call of its own
 
+    def _global_step(self):
+        """get_global_step() answers the run's global step while the hook's methods run."""
+        return registry.global_step_for_hooks(self._run_context.global_step)
+
     def begin(self, context):
         self._run_context = context
-        with registry.in_tf1_hook():
+        with self._global_step():
             self.hook.begin()
             self.hook.after_create_session(_NoSession(), None)
 
     def before_step(self, step):
         self._context = SessionRunContext(SessionRunArgs(fetches=None))
-        with registry.in_tf1_hook():
+        with self._global_step():
             args = self.hook.before_run(self._context)
         self._fetches = None if args is None else args.fetches
         self._names = () if self._fetches is None else tuple(
@@ -114,13 +119,13 @@ class SessionRunHookAdapter(hooks_lib.Hook):
         if self._fetches is not None:
             named = {**values, "global_step": step - 1}
             results = tf.nest.map_structure(lambda fetch: named[hooks_lib.value_name(fetch)], self._fetches)
-            with registry.in_tf1_hook():
+            with self._global_step():
                 self.hook.after_run(self._context, SessionRunValues(results, None, None))
         if self._context is not None and self._context.stop_requested:
             context.request_stop()
 
     def end(self, step, context):
-        with registry.in_tf1_hook():
+        with self._global_step():
             self.hook.end(_NoSession())
 
 

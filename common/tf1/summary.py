@@ -10,7 +10,7 @@ model_fn, scalar is tf.summary.scalar.
 
 import tensorflow as tf
 
-from common import registry
+from common.variables import registry
 
 
 def scalar(name, tensor=None, collections=None, family=None, data=None, step=None, description=None):

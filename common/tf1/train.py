@@ -15,9 +15,9 @@ import numbers
 
 import keras
 
-from common import registry
-from common.spec import TrainOp
+from common.spec.model_fn import TrainOp
 from common.tf1 import update_rules
+from common.variables import registry
 
 get_global_step = registry.get_global_step
 get_or_create_global_step = registry.get_global_step
@@ -29,6 +29,7 @@ class Optimizer:
     def __init__(self, learning_rate, use_locking=False, name=None):
         del use_locking, name  # the update is one op per variable; the name is the class's
         self._learning_rate = learning_rate
+        self.clip_norm = None  # the global norm the averaged gradients are clipped to (common.clip_gradients_by_norm)
 
     def _make(self, learning_rate):
         """The Keras optimizer with this TF1 rule, at a float learning rate."""
@@ -49,8 +50,14 @@ class Optimizer:
             raise NotImplementedError("minimize(grad_loss=...) is not supported: differentiate the loss itself")
         rate = self._learning_rate() if callable(self._learning_rate) else self._learning_rate
         constant = isinstance(rate, numbers.Real)
-        optimizer = registry.get_optimizer(lambda: self._make(float(rate) if constant else 0.0))
+        optimizer = registry.get_optimizer(lambda: self._keras_optimizer(float(rate) if constant else 0.0))
         return TrainOp(loss=loss, optimizer=optimizer, learning_rate=None if constant else rate)
+
+    def _keras_optimizer(self, learning_rate):
+        optimizer = self._make(learning_rate)
+        if self.clip_norm is not None:
+            optimizer.global_clipnorm = self.clip_norm
+        return optimizer
 
     def compute_gradients(self, *args, **kwargs):
         raise NotImplementedError(

@@ -6,7 +6,7 @@ empty inside a tf.function, so the decay would silently be zero. Here the
 model's variables stand in for the collection.
 """
 
-from common import registry
+from common.variables import registry
 
 
 def trainable_variables(scope=None):

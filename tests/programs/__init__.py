@@ -10,7 +10,7 @@ tensorflow-estimator to record the reference numbers the tests hold
 import importlib.util
 import os
 
-from common import upgrade_rules
+from common.upgrade import rules as upgrade_rules
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -1,0 +1,68 @@
+"""The outer evaluation loop: sums the compiled eval loop's totals, runs
+hooks, turns the totals into results and writes them for TensorBoard."""
+
+import os
+
+import tensorflow as tf
+from absl import logging
+
+from common.state import summaries
+
+
+def run(run_batches, hooks, context, steps, steps_per_loop):
+    """Sums totals over `steps` batches (None: until the input ends).
+
+    run_batches(count) -> loops.LoopResult whose values are {total: tensor}.
+    Hooks see the running mean loss after each call. Returns the summed
+    totals as numpy; ValueError when no batch ran.
+    """
+    for hook in hooks:
+        hook.begin(context)
+    totals, done, exhausted = None, 0, False
+    while not exhausted and (steps is None or done < steps) and not context.stop_requested:
+        count = steps_per_loop if steps is None else min(steps_per_loop, steps - done)
+        result = run_batches(count)
+        exhausted = result.exhausted
+        if result.steps == 0:
+            break
+        done += result.steps
+        batch_totals = {k: v.numpy() for k, v in result.values.items()}
+        totals = batch_totals if totals is None else {k: totals[k] + batch_totals[k] for k in totals}
+        for hook in hooks:
+            hook.after_step(done, {"loss": totals["batch_loss_sum"] / max(totals["batches"], 1)}, context)
+    if totals is None or totals["count"] == 0:
+        raise ValueError("evaluate: input_fn yielded no data")
+    for hook in hooks:
+        hook.end(done, context)
+    return totals
+
+
+def results(totals, metric_results):
+    """{metric name: value, "loss": the mean of the batches' mean losses} from
+    summed totals (tf.estimator's loss metric; a short last batch weighs as much
+    as a full one)."""
+    values = {}
+    for name, result in metric_results.items():
+        prefix = name + "/"
+        values[name] = result({k[len(prefix):]: v for k, v in totals.items() if k.startswith(prefix)})
+    values["loss"] = float(totals["batch_loss_sum"] / totals["batches"])
+    return values
+
+
+def eval_dir(model_dir, name=None):
+    """Where an evaluation's events go: model_dir/eval, or eval_<name>."""
+    return os.path.join(model_dir, "eval" if not name else f"eval_{name}")
+
+
+def write_results(model_dir, name, results_at_step, checkpoint_path=None):
+    """Logs the results and writes them to eval_dir(model_dir, name), with the
+    path of the checkpoint evaluated (tag checkpoint_path) where there was one."""
+    directory = eval_dir(model_dir, name)
+    step = results_at_step["global_step"]
+    text = ", ".join(f"{k} = {v:g}" for k, v in sorted(results_at_step.items()))
+    logging.info("Saving dict for global step %d: %s", step, text)
+    writer = tf.summary.create_file_writer(directory)
+    summaries.write_scalars(writer, step, {k: v for k, v in results_at_step.items() if k != "global_step"})
+    if checkpoint_path:
+        summaries.write_text(writer, step, "checkpoint_path", checkpoint_path)
+    writer.close()

@@ -1,0 +1,92 @@
+"""What input_fn gives the Estimator: a checked tf.data.Dataset per mode."""
+
+import inspect
+
+import tensorflow as tf
+
+from common.spec.model_fn import ModeKeys, call_with_wanted_args
+
+
+def takes_input_context(input_fn):
+    """Whether input_fn shards its own data (it names `input_context`, as
+    input_fns written for distribution strategies did)."""
+    return "input_context" in inspect.signature(input_fn).parameters
+
+
+def input_context(cluster, num_towers):
+    """The tf.distribute.InputContext such an input_fn is given: a pipeline per host."""
+    return tf.distribute.InputContext(num_input_pipelines=cluster.num_workers, input_pipeline_id=cluster.worker_index,
+                                      num_replicas_in_sync=cluster.num_workers * num_towers)
+
+
+def dataset_for(input_fn, mode, optional_args):
+    """input_fn's dataset; optional_args (params, mode, config, input_context)
+    are passed when its signature names them. TRAIN and EVAL need (features,
+    labels) pairs; PREDICT drops labels when the dataset has them."""
+    dataset = call_with_wanted_args(input_fn, {}, dict(optional_args, mode=mode))
+    if not isinstance(dataset, tf.data.Dataset):
+        raise TypeError(f"input_fn must return a tf.data.Dataset, got {type(dataset).__name__}")
+    spec = dataset.element_spec
+    has_labels = isinstance(spec, tuple) and len(spec) == 2
+    if mode != ModeKeys.PREDICT and not has_labels:
+        raise ValueError(f"input_fn for {mode} must yield (features, labels) pairs, got {spec}")
+    if mode == ModeKeys.PREDICT and has_labels:
+        dataset = dataset.map(lambda features, labels: features)
+    return dataset
+
+
+def dataset_for_run(input_fn, mode, params, config):
+    """input_fn's dataset for `mode` under RunConfig `config`: this host's share
+    of the training data, and, under a RunConfig strategy, a tower's worth of
+    elements per step."""
+    cluster, num_towers = config.cluster, config.device_plan.num_towers
+    optional = {"params": params, "config": config, "input_context": input_context(cluster, num_towers)}
+    dataset = dataset_for(input_fn, mode, optional)
+    if mode == ModeKeys.TRAIN and not takes_input_context(input_fn):
+        dataset = cluster.shard(dataset)
+    if config.batch_per_replica:
+        dataset = merge_replica_batches(dataset, num_towers)
+    return dataset
+
+
+def _static_batch_size(dataset):
+    sizes = {leaf.shape[0] for leaf in tf.nest.flatten(dataset.element_spec) if leaf.shape.rank}
+    return sizes.pop() if len(sizes) == 1 and None not in sizes else None
+
+
+def merge_replica_batches(dataset, num_towers):
+    """A dataset whose elements are num_towers of `dataset`'s elements end to end.
+
+    Under a distribution strategy tf.estimator gave each replica its own
+    element of the input_fn's dataset (the batch size was per replica); the
+    towers here split one batch, so a step takes num_towers elements. The
+    elements are cut again at num_towers times the first element's size, so a
+    short last element only shortens the last step.
+    """
+    if num_towers == 1:
+        return dataset
+    per_replica = _static_batch_size(dataset)
+    if per_replica is None:
+        first = next(iter(dataset), None)
+        if first is None:
+            return dataset
+        per_replica = int(tf.shape(tf.nest.flatten(first)[0])[0])
+    return dataset.unbatch().batch(per_replica * num_towers)
+
+
+def _batchless(spec):
+    """A per-tower shard's spec: the batch dimension unknown."""
+    if spec.shape.rank:
+        return tf.TensorSpec([None] + spec.shape.as_list()[1:], spec.dtype)
+    return spec
+
+
+def global_batch_size(dataset):
+    """The batch size of the dataset's elements where it is fixed (drop_remainder), else None."""
+    first = tf.nest.flatten(dataset.element_spec)[0]
+    return first.shape[0] if first.shape.rank else None
+
+
+def shard_signature(dataset):
+    """The signature model_fn is probed with: the dataset's element, batch size unknown."""
+    return tf.nest.map_structure(_batchless, dataset.element_spec)

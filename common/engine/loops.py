@@ -1,0 +1,110 @@
+"""Compiled loops that run many steps per Python call.
+
+Each loop takes an iterator and a step count (a tensor inside, so a new
+count does not retrace) and stops early when the input runs out; its
+result is a LoopResult. The train loop also stops right after a step whose
+loss is not finite, so the step a NaN hook names is the one that diverged.
+"""
+
+from typing import Callable, Dict, Hashable, NamedTuple
+
+import tensorflow as tf
+
+
+class LoopResult(NamedTuple):
+    """What a call of a compiled loop did."""
+
+    steps: int                     # steps (batches) run
+    exhausted: bool                # the input ran out
+    values: Dict[str, tf.Tensor]   # train: the last step's values; eval: the batches' summed totals
+
+
+class CompiledLoop:
+    """loop(iterator, num_steps) -> LoopResult, over `function`, the tf.function
+    that returns (steps, exhausted, values) as tensors."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def __call__(self, iterator, num_steps):
+        steps, exhausted, values = self.function(iterator, tf.constant(num_steps, tf.int32))
+        return LoopResult(int(steps), bool(exhausted), values)
+
+
+def make_train_loop(step_fn, value_names, jit_compile=False):
+    """loop(iterator, num_steps) -> LoopResult.
+
+    step_fn(batch) must return a dict of float32 scalars named `value_names`.
+    """
+    step = tf.function(step_fn, jit_compile=True) if jit_compile else step_fn
+
+    @tf.function
+    def loop(iterator, num_steps):
+        values = {name: tf.constant(0.0) for name in value_names}
+        steps = tf.constant(0)
+        exhausted = tf.constant(False)
+        finite = tf.constant(True)
+        while steps < num_steps and not exhausted and finite:
+            element = iterator.get_next_as_optional()
+            if element.has_value():
+                values = step(element.get_value())
+                steps += 1
+                finite = tf.math.is_finite(values["loss"])
+            else:
+                exhausted = True
+        return steps, exhausted, values
+
+    return CompiledLoop(loop)
+
+
+def make_fetching_step(step_fn, jit_compile=False):
+    """fetch(iterator) -> LoopResult of one step whose values may be any tensors
+    (a loop carries only the float32 scalars of make_train_loop), for a step
+    at which a hook asks for model_fn's tensors."""
+    step = tf.function(step_fn, jit_compile=jit_compile or None, reduce_retracing=True)
+
+    def fetch(iterator):
+        try:  # (taken here, not inside the step: a step whose get_next fails could still count itself)
+            batch = next(iterator)
+        except StopIteration:
+            return LoopResult(0, True, {})
+        return LoopResult(1, False, step(batch))
+
+    return fetch
+
+
+def make_eval_loop(step_fn, total_names):
+    """loop(iterator, num_steps) -> LoopResult whose values are the summed totals.
+
+    num_steps < 0 runs until the input is exhausted.
+    """
+
+    @tf.function
+    def loop(iterator, num_steps):
+        totals = {name: tf.constant(0.0, tf.float64) for name in total_names}
+        steps = tf.constant(0)
+        exhausted = tf.constant(False)
+        while (num_steps < 0 or steps < num_steps) and not exhausted:
+            element = iterator.get_next_as_optional()
+            if element.has_value():
+                batch_totals = step_fn(element.get_value())
+                totals = {name: totals[name] + batch_totals[name] for name in total_names}
+                steps += 1
+            else:
+                exhausted = True
+        return steps, exhausted, totals
+
+    return CompiledLoop(loop)
+
+
+class LoopCache:
+    """The compiled loops of one Estimator, each built once per key: a loop
+    traces model_fn when first called, and a retrace would cost the same again."""
+
+    def __init__(self):
+        self._loops: Dict[Hashable, Callable] = {}
+
+    def get(self, key, build):
+        if key not in self._loops:
+            self._loops[key] = build()
+        return self._loops[key]

@@ -1,0 +1,189 @@
+"""Calls model_fn, builds its variables once, and owns them.
+
+The first probe (a trace of model_fn on one tower, with variable creation
+allowed and every variable placed by the device plan, common.devices.placement)
+creates the model; a probe of each later mode only reads the spec. Every
+other call of model_fn (each tower of each step, eval, predict, export)
+must not create variables. What the probes learn (the spec's names, its
+hooks, the optimizer of the TRAIN spec) is returned and kept here, not
+stashed by the calls themselves.
+"""
+
+import dataclasses
+import inspect
+from typing import Callable, Dict, Optional, Tuple
+
+import keras
+import tensorflow as tf
+from absl import logging
+
+from common.devices import placement
+from common.engine import inputs
+from common.engine.step import TrainVariables
+from common.spec import metrics
+from common.spec.model_fn import ModeKeys, call_with_wanted_args, check_spec
+from common.state import checkpoints
+from common.variables.registry import ModelRegistry
+
+
+@dataclasses.dataclass(frozen=True)
+class ProbeInfo:
+    """What one mode's spec offers the loops: names, metric results, hooks."""
+
+    scalars: Tuple[str, ...]
+    metric_results: Dict[str, Callable]
+    totals: Tuple[str, ...]
+    predictions_dict: bool
+    hooks: tuple
+    keras_metrics: tuple  # Keras metric objects: their state is reset before each evaluation
+    export_outputs: Optional[Dict[str, type]]  # signature key -> ExportOutput class (PREDICT)
+    graph_tensors: frozenset  # names of the ops in model_fn's graph, which hooks may ask for by name
+
+    @classmethod
+    def from_spec(cls, spec, mode, graph):
+        hooks = {ModeKeys.TRAIN: spec.training_hooks, ModeKeys.EVAL: spec.evaluation_hooks,
+                 ModeKeys.PREDICT: spec.prediction_hooks}[mode]
+        return cls(
+            scalars=tuple(spec.scalars),
+            metric_results={name: metrics.result_fn(m) for name, m in spec.eval_metric_ops.items()},
+            totals=("count", "batch_loss_sum", "batches") + tuple(
+                f"{name}/{part}" for name, m in spec.eval_metric_ops.items() for part in metrics.totals_of(m)),
+            predictions_dict=isinstance(spec.predictions, dict),
+            hooks=tuple(hooks),
+            keras_metrics=tuple(m for m in map(metrics.stateful, spec.eval_metric_ops.values()) if m is not None),
+            export_outputs=None if spec.export_outputs is None else {
+                key: type(output) for key, output in spec.export_outputs.items()},
+            graph_tensors=frozenset(op.name for op in graph.get_operations()))
+
+    def reset_metrics(self):
+        for metric in self.keras_metrics:
+            metric.reset_state()
+
+
+class ModelBuilder:
+    """model_fn, its registry of modules and variables, and the optimizer's variables.
+
+    frozen: a compiled regex (re.match) of variable names not to train.
+    """
+
+    def __init__(self, model_fn, params, config, frozen=None):
+        if "features" not in inspect.signature(model_fn).parameters:
+            raise ValueError("model_fn must take an argument named 'features'")
+        self._model_fn = model_fn
+        self._params = params
+        self._config = config
+        self._plan = config.device_plan
+        self._frozen = frozen
+        self.registry = None
+        self._balancer = None
+        self._probes = {}
+        self.model_variables = []  # TrackedVariable, in creation order
+        self.train_variables = None  # TrainVariables, after the TRAIN probe
+
+    @property
+    def built(self):
+        return self.registry is not None
+
+    @property
+    def global_step(self):
+        return self.registry.global_step
+
+    @property
+    def variable_placement(self):
+        """(name, bytes, device) of each variable spread over several devices."""
+        return list(self._balancer.assignments) if self._balancer else []
+
+    def scope(self):
+        """The registry's scope, for running code that may trace model_fn."""
+        return self.registry.model_fn_scope()
+
+    def call(self, features, labels, mode, global_step=None, building=False):
+        """model_fn's checked spec for one tower; `building` allows (and places) new variables."""
+        optional = {"labels": labels, "mode": mode, "params": self._params, "config": self._config}
+        creator = placement.placing_creator(self._plan.variable_devices, self._balancer) if building else None
+        with self.registry.model_fn_scope(building, creator, global_step):
+            spec = call_with_wanted_args(self._model_fn, {"features": features}, optional)
+            summaries = dict(self.registry.summaries)
+        check_spec(spec, mode)
+        if summaries:  # scalar summaries written in model_fn are scalars of the spec (the spec's win a clash)
+            spec = spec._replace(scalars={**summaries, **spec.scalars})
+        return spec
+
+    def probe(self, mode, input_signature, make_inputs):
+        """Traces model_fn once on one tower (building the model on the first
+        probe) and returns the mode's ProbeInfo."""
+        if mode in self._probes:
+            return self._probes[mode]
+        first = not self.built
+        if first:
+            if self._config.tf_random_seed is not None:
+                keras.utils.set_random_seed(self._config.tf_random_seed)
+            self.registry = ModelRegistry(self._plan.consolidation_device)
+            if len(self._plan.variable_devices) > 1:
+                self._balancer = placement.GreedyLoadBalancer(self._plan.variable_devices)
+        specs = []
+
+        def trace(*args):
+            features, labels = make_inputs(*args)
+            with tf.device(self._plan.tower_devices[0]):
+                specs.append(self.call(features, labels, mode, building=first and not specs))
+
+        try:
+            traced = tf.function(trace).get_concrete_function(*input_signature)
+        finally:
+            if first:
+                self.model_variables = self.registry.tracked_variables()
+                self._log_placement()
+        if mode == ModeKeys.TRAIN:
+            self._refuse_untracked(traced.trainable_variables)
+        info = ProbeInfo.from_spec(specs[0], mode, traced.graph)
+        if mode == ModeKeys.TRAIN:
+            self._build_optimizer(specs[0].optimizer)
+        self._probes[mode] = info
+        return info
+
+    def probe_dataset(self, mode, dataset):
+        """probe() with the signature of a dataset's elements, one tower's share."""
+        signature = inputs.shard_signature(dataset)
+        if mode == ModeKeys.PREDICT:
+            return self.probe(mode, (signature,), lambda features: (features, None))
+        return self.probe(mode, signature, lambda features, labels: (features, labels))
+
+    def _refuse_untracked(self, read_variables):
+        """ValueError naming each trainable variable model_fn reads that no module,
+        served store or optimizer holds (one made outside model_fn): nothing would
+        train it or save it, silently."""
+        tracked = {t.variable.ref() for t in self.model_variables}
+        untracked = [v.name for v in read_variables if v.ref() not in tracked]
+        if untracked:
+            raise ValueError(
+                f"model_fn reads the trainable variable{'s' if len(untracked) > 1 else ''} {', '.join(untracked)}, "
+                "made outside model_fn: no optimizer would train it and no checkpoint would hold it. Create it "
+                "inside model_fn (or in a common.get_module factory), or make it trainable=False")
+
+    def _log_placement(self):
+        if not self._balancer:
+            return
+        for device, load in zip(self._balancer.devices, self._balancer.loads):
+            count = sum(1 for _, _, d in self._balancer.assignments if d == device)
+            logging.info("Variables on %s: %d, %.2f MB", device, count, load / 2**20)
+
+    def _build_optimizer(self, optimizer):
+        trainable, frozen = [], []
+        for tracked in self.model_variables:
+            if tracked.trainable:
+                held = self._frozen is not None and self._frozen.match(tracked.name)
+                (frozen if held else trainable).append(tracked)
+        if frozen:
+            logging.info("Freezing %d variable(s) matching %r", len(frozen), self._frozen.pattern)
+        stateful = [t for t in self.model_variables if not t.trainable and t.keras_variable is not None]
+        with tf.device(self._plan.consolidation_device):
+            optimizer.build([t.api_variable for t in trainable])
+        self.train_variables = TrainVariables(trainable, frozen, stateful, optimizer, self.registry.global_step)
+
+    def named_state(self, with_optimizer):
+        """name -> variable of the checkpointed state ({} before the model is built)."""
+        if not self.built:
+            return {}
+        optimizer = self.train_variables.optimizer if with_optimizer and self.train_variables else None
+        return checkpoints.named_state(self.registry.global_step, self.model_variables, optimizer)

@@ -1,0 +1,319 @@
+"""One step over all towers: train (gradients, averaging, update), eval, predict.
+
+model_fn stays single-tower; this module calls it once per tower, each
+under its device, on that tower's shard of the global batch.
+
+Batch-norm moving statistics (and any other floating-point non-trainable
+Keras state): each tower runs inside a `keras.StatelessScope`, which
+records the tower's new value instead of assigning it; after all towers,
+each statistic gets the mean of the towers' new values. Since every tower
+starts from the same old value v, that is m*v + (1-m)*mean_i(batch_stat_i):
+the moving mean moves exactly as one tower on the whole batch would make
+it move, the moving variance by the mean of the per-shard variances. (The
+official example kept tower 0's update only, which sees 1/N of the batch.)
+Integer state, such as dropout's seed-generator counter, is assigned tower
+after tower, so every tower draws different random numbers.
+
+With TOWER compilation (common.devices.plan) each tower's pass is one XLA
+cluster on the tower's device. A cluster cannot read a variable on another
+device, so the step reads every variable the towers use once, outside, and
+each tower runs on those values (a StatelessScope's state mapping) and
+differentiates with respect to them; model_fn's global step there is a copy
+of it on the tower's device, set before the tower runs.
+Tower i > 0 gets every integer state with i added to its first element
+(for a Keras SeedGenerator, its seed), so the towers still draw different
+random numbers without waiting on each other, and the state keeps tower
+0's update.
+"""
+
+import dataclasses
+from typing import Callable, Dict, List, NamedTuple, Optional
+
+import numpy as np
+import tensorflow as tf
+
+from common.devices import precision
+from common.devices.plan import HOST_DEVICE, STEP, TOWER, DevicePlan
+from common.engine import towers
+from common.spec import metrics
+from common.spec.model_fn import ModeKeys
+from common.variables.served import TowerStateScope
+
+
+@dataclasses.dataclass
+class TrainVariables:
+    """What a train step reads and writes."""
+
+    trainable: list            # TrackedVariable, trained by the optimizer
+    frozen: list               # TrackedVariable, trainable but held fixed (frozen_variables)
+    stateful: list             # TrackedVariable, non-trainable Keras state
+    optimizer: object
+    global_step: tf.Variable
+
+    def read_by_towers(self):
+        """The Keras variables a train tower reads, trainable ones first."""
+        model = self.trainable + self.frozen + self.stateful
+        plain = [t.name for t in model if t.keras_variable is None]
+        if plain:
+            raise ValueError(
+                f"jit_compile over several devices compiles each tower on the values of Keras variables, "
+                f"but {', '.join(plain)} {'is a' if len(plain) == 1 else 'are'} plain tf.Variable"
+                f"{'' if len(plain) == 1 else 's'}; build the model from Keras layers, or train without "
+                "--jit_compile")
+        return [t.keras_variable for t in model] + precision.loss_scale_variables(self.optimizer)
+
+
+class TowerOutputs(NamedTuple):
+    """What one train tower computed on its shard (a NamedTuple: a compiled
+    tower returns it from a tf.function)."""
+
+    loss: tf.Tensor                      # float32, the loss reported
+    grads: List[Optional[tf.Tensor]]     # aligned with TrainVariables.trainable; None where no gradient
+    state_updates: Dict[int, tf.Tensor]  # index in TrainVariables.stateful -> the tower's new value
+    scalars: Dict[str, tf.Tensor]        # the spec's scalars, float32
+    learning_rate: Optional[tf.Tensor]   # the spec's learning rate, if it gives one
+    named_tensors: Dict[str, tf.Tensor]  # tensors of model_fn's graph a hook asked for by name
+
+
+def _integer_state_offset(values, tower_index):
+    """The values with tower_index added to each integer value's first element."""
+    shifted = []
+    for value in values:
+        if value.dtype.is_integer and tower_index:
+            offset = np.zeros(value.shape, value.dtype.as_numpy_dtype)
+            offset.flat[0] = tower_index
+            value = value + offset
+        shifted.append(value)
+    return shifted
+
+
+def _nan_unless_finite(loss, grads, device):
+    """The loss, or NaN when a gradient is not finite.
+
+    oneDNN's fused MatMul/Conv + BiasAdd + ReLU turns NaN into 0, so a batch
+    holding NaN can leave the loss finite while NaN gradients reach the
+    weights; reporting NaN lets the loop stop at that step, the NaN hook name
+    it and the checkpoint saver keep the last finite state.
+    """
+    checks = []
+    for grad in grads:
+        if grad is not None:
+            values = grad.values if isinstance(grad, tf.IndexedSlices) else grad
+            with tf.device(values.device):
+                checks.append(tf.reduce_all(tf.math.is_finite(values)))
+    if not checks:
+        return loss
+    with tf.device(device):
+        return tf.where(tf.reduce_all(tf.stack(checks)), loss, tf.constant(float("nan"), loss.dtype))
+
+
+def _graph_tensors(names, scope):
+    """The tensors model_fn named `names` (tf.identity(t, name=...)), found
+    under the tower's name scope `scope` in the graph being traced."""
+    graph = tf.compat.v1.get_default_graph()
+    found = {}
+    for name in names:
+        full = f"{scope}/{name}" if scope else name
+        try:
+            found[name] = graph.get_tensor_by_name(full if ":" in name else f"{full}:0")
+        except (KeyError, ValueError) as error:
+            raise ValueError(f"a hook asks for the tensor {name!r}, which model_fn's TRAIN graph does not "
+                             f"hold ({error})") from None
+    return found
+
+
+def _step_copy(device):
+    """An int64 variable on `device` holding the global step for a compiled
+    tower there (it cannot read the global step on another device)."""
+    with tf.init_scope(), tf.device(device):
+        return tf.Variable(0, dtype=tf.int64, trainable=False, name="tower_global_step")
+
+
+def _first_leaf(structure):
+    return tf.nest.flatten(structure)[0]
+
+
+def _as_prediction_dict(predictions):
+    if isinstance(predictions, dict):
+        return dict(predictions)
+    return {"predictions": predictions}
+
+
+class TowerStep:
+    """Builds the per-step computations for one Estimator's device plan.
+
+    call_model_fn(features, labels, mode[, global_step]) -> EstimatorSpec
+    must run model_fn inside the Estimator's registry scope. cluster: the
+    hosts (common.multiworker); jit_compile: True, False or None (auto),
+    turned here, once, into what XLA compiles (DevicePlan.compiled_unit).
+    """
+
+    def __init__(self, call_model_fn: Callable, plan: DevicePlan, cluster, jit_compile=None):
+        self._call = call_model_fn
+        self._plan = plan
+        self._cluster = cluster
+        self.compiled_unit = plan.compiled_unit(jit_compile, across_hosts=cluster.num_workers > 1)
+        self._compiled_towers = {} if self.compiled_unit == TOWER else None
+        self._step_copies = [] if self._compiled_towers is None else [_step_copy(d) for d in plan.tower_devices]
+
+    @property
+    def compiles_whole_step(self):
+        """Whether the train step is to be compiled as one XLA cluster."""
+        return self.compiled_unit == STEP
+
+    # ----------------------------------------------------------------- train
+    def _tower_train(self, features, labels, variables: TrainVariables, named, values=None,
+                     global_step=None) -> TowerOutputs:
+        """One tower's pass on its shard.
+
+        values: None reads the variables themselves; a compiled tower gets the
+        value of each of variables.read_by_towers(), and `global_step`, the
+        copy of the step on its device.
+        """
+        name_scope = tf.compat.v1.get_default_graph().get_name_scope()
+        state_mapping = [] if values is None else list(zip(variables.read_by_towers(), values))
+        with tf.GradientTape() as tape:
+            if values is None:
+                sources = [t.variable for t in variables.trainable]
+            else:
+                sources = values[:len(variables.trainable)]
+                tape.watch(sources)
+            with TowerStateScope(state_mapping) as scope:
+                given = dict(scope.state_mapping)
+                spec = self._call(features, labels, ModeKeys.TRAIN, global_step)
+                tensors = _graph_tensors(named, name_scope)
+                loss = tf.cast(spec.loss, tf.float32)
+                objective = loss if spec.train_op is None else tf.cast(spec.train_op.loss, tf.float32)
+                differentiated = precision.scaled(objective, variables.optimizer)
+        grads = tape.gradient(differentiated, sources)
+        updates = {}
+        for index, tracked in enumerate(variables.stateful):
+            new_value = scope.new_value(tracked.keras_variable)
+            if new_value is not None and new_value is not given.get(id(tracked.keras_variable)):
+                updates[index] = new_value
+        scalars = {name: tf.cast(value, tf.float32) for name, value in spec.scalars.items()}
+        return TowerOutputs(loss, grads, updates, scalars, spec.learning_rate, tensors)
+
+    def _compiled_tower(self, index, variables: TrainVariables, named):
+        """Tower `index`'s pass as a jit-compiled function (one each: a trace holds its device)."""
+        key = (index, named)
+        if key not in self._compiled_towers:
+            step_copy = self._step_copies[index]
+            self._compiled_towers[key] = tf.function(
+                lambda features, labels, values: self._tower_train(
+                    features, labels, variables, named, values, step_copy),
+                jit_compile=True)
+        return self._compiled_towers[key]
+
+    def _tower_passes(self, shards, variables: TrainVariables, named) -> List[TowerOutputs]:
+        """Each tower's pass, under its device and name scope; integer state
+        updates are assigned here, floating ones left to average."""
+        compiled = self._compiled_towers is not None
+        if compiled:
+            values = [keras_variable.value.read_value() for keras_variable in variables.read_by_towers()]
+            step = variables.global_step.read_value()
+        results = []
+        for index, (device, (shard_features, shard_labels)) in enumerate(zip(self._plan.tower_devices, shards)):
+            with tf.device(device), tf.name_scope(f"tower_{index}"):
+                if compiled:
+                    self._step_copies[index].assign(step)
+                    result = self._compiled_tower(index, variables, named)(
+                        shard_features, shard_labels, _integer_state_offset(values, index))
+                else:
+                    result = self._tower_train(shard_features, shard_labels, variables, named)
+            updates = result.state_updates
+            for var_index in list(updates):
+                tracked = variables.stateful[var_index]
+                if not tracked.variable.dtype.is_floating:
+                    new_value = updates.pop(var_index)
+                    if index == 0 or not compiled:  # the next uncompiled tower reads it
+                        tracked.variable.assign(new_value)
+            results.append(result)
+        return results
+
+    def train_step(self, batch, variables: TrainVariables, named=()):
+        """Runs every tower on its shard, averages, applies; returns step values
+        and the tensors model_fn named `named` (a tuple)."""
+        plan = self._plan
+        features, labels = batch
+        shards = towers.split_batch((features, labels), plan.num_towers)
+        passes = self._tower_passes(shards, variables, tuple(named))
+        statistics: Dict[int, List[tf.Tensor]] = {}
+        for tower in passes:
+            for var_index, new_value in tower.state_updates.items():
+                statistics.setdefault(var_index, []).append(new_value)
+        statistics = {index: towers.mean_on(variables.stateful[index].variable.device, values)
+                      for index, values in statistics.items()}
+        grads = towers.average_gradients([t.grads for t in passes], [t.variable for t in variables.trainable])
+        loss = towers.mean_on(plan.consolidation_device, [t.loss for t in passes])
+        grads, statistics, loss = self._reduce_across_hosts(grads, statistics, loss)
+        if not precision.scales_loss(variables.optimizer):  # that optimizer skips non-finite updates itself
+            loss = _nan_unless_finite(loss, grads, plan.consolidation_device)
+        for index, value in statistics.items():
+            variables.stateful[index].variable.assign(value)
+        optimizer = variables.optimizer
+        with tf.device(plan.consolidation_device):
+            if passes[0].learning_rate is not None:
+                optimizer.learning_rate = passes[0].learning_rate
+            reported_lr = tf.cast(optimizer.learning_rate, tf.float32)
+            pairs = [(g, t.api_variable)
+                     for g, t in zip(grads, variables.trainable) if g is not None]
+            optimizer.apply([g for g, _ in pairs], [v for _, v in pairs])
+            variables.global_step.assign_add(1)
+        outputs = {"loss": loss, "learning_rate": reported_lr}
+        for name in passes[0].scalars:
+            outputs[name] = towers.mean_on(plan.consolidation_device, [t.scalars[name] for t in passes])
+        for name in named:
+            outputs.setdefault(name, towers.whole_batch_value([t.named_tensors[name] for t in passes],
+                                                              plan.consolidation_device))
+        return outputs
+
+    def _reduce_across_hosts(self, grads, statistics, loss):
+        """The mean over hosts of the per-host gradients, statistics and loss
+        (on one host: themselves)."""
+        present = [i for i, g in enumerate(grads) if g is not None]
+        keys = sorted(statistics)
+        reduced = self._cluster.all_reduce([grads[i] for i in present] + [statistics[k] for k in keys] + [loss])
+        grads = list(grads)
+        for position, index in enumerate(present):
+            grads[index] = reduced[position]
+        statistics = dict(zip(keys, reduced[len(present):len(present) + len(keys)]))
+        return grads, statistics, reduced[-1]
+
+    # ------------------------------------------------------------------ eval
+    def eval_step(self, batch):
+        """The example count, the mean loss (and 1 batch, when it has examples)
+        and the metric totals of one batch over all towers."""
+        features, labels = batch
+        shards = towers.split_batch((features, labels), self._plan.num_towers, allow_uneven=True)
+        loss_sum = tf.constant(0.0, tf.float64)
+        count = tf.constant(0.0, tf.float64)
+        totals = None
+        for index, (device, (shard_features, shard_labels)) in enumerate(zip(self._plan.tower_devices, shards)):
+            with tf.device(device), tf.name_scope(f"tower_{index}"):
+                spec = self._call(shard_features, shard_labels, ModeKeys.EVAL)
+                examples = tf.cast(tf.shape(_first_leaf(shard_features))[0], tf.float64)
+                loss = tf.cast(spec.loss, tf.float64)
+                loss_sum += tf.where(examples > 0, loss * examples, tf.zeros_like(loss))
+                count += examples
+                tower_totals = {f"{name}/{part}": tf.cast(value, tf.float64)
+                                for name, metric in spec.eval_metric_ops.items()
+                                for part, value in metrics.totals_of(metric).items()}
+            totals = tower_totals if totals is None else {k: totals[k] + tower_totals[k] for k in totals}
+        with tf.device(HOST_DEVICE):
+            has_examples = count > 0  # (a batch's mean loss counts once, as tf.estimator's loss metric did)
+            batch_loss = tf.where(has_examples, loss_sum / tf.maximum(count, 1.0), tf.zeros_like(loss_sum))
+            return {"count": count, "batch_loss_sum": batch_loss, "batches": tf.cast(has_examples, tf.float64),
+                    **totals}
+
+    # --------------------------------------------------------------- predict
+    def predict_step(self, features):
+        """The predictions of every tower, concatenated in input order."""
+        shards = towers.split_batch(features, self._plan.num_towers, allow_uneven=True)
+        per_tower = []
+        for index, (device, shard) in enumerate(zip(self._plan.tower_devices, shards)):
+            with tf.device(device), tf.name_scope(f"tower_{index}"):
+                per_tower.append(_as_prediction_dict(self._call(shard, None, ModeKeys.PREDICT).predictions))
+        with tf.device(HOST_DEVICE):
+            return {key: tf.concat([p[key] for p in per_tower], axis=0) for key in per_tower[0]}
+

@@ -1,0 +1,51 @@
+"""The outer train loop: calls of the compiled loop, hooks, stopping.
+
+It knows nothing of model_fn, towers or checkpoints: it is handed a
+function that runs up to N steps, the hooks and their RunContext, as
+tf.estimator's Estimator handed its hooks to a MonitoredSession. Every stop
+rule is a hook that requests a stop (StopAtStepHook for steps / max_steps,
+NanTensorHook, signals.StopOnSignalHook); the loop also ends when the input
+runs out. Each call runs as many steps as the hooks allow before the next
+one wants a boundary.
+"""
+
+
+def _steps_until_a_hook_fires(hooks, step, steps_per_loop):
+    count = steps_per_loop
+    for hook in hooks:
+        trigger = hook.steps_to_trigger(step)
+        if trigger:
+            count = min(count, trigger)
+    return count
+
+
+def run(run_steps, read_global_step, hooks, context, steps_per_loop):
+    """Trains until a hook requests a stop or the input is exhausted.
+
+    run_steps(count, wanted) -> loops.LoopResult whose values hold at least
+    the names in `wanted` when all steps ran; read_global_step() -> int. Returns the last step's loss
+    (numpy), or None when no step ran.
+    """
+    for hook in hooks:
+        hook.begin(context)
+    step, final_loss = context.start_step, None
+    while not context.stop_requested:
+        count = _steps_until_a_hook_fires(hooks, step, steps_per_loop)
+        context.steps_coming = count
+        wanted = set()
+        for hook in hooks:
+            wanted.update(hook.before_step(step))
+        result = run_steps(count, wanted - {"global_step"})
+        if result.steps == 0:
+            break
+        step = read_global_step()
+        fetched = {name: result.values[name].numpy() for name in wanted if name in result.values}
+        fetched["global_step"] = step
+        final_loss = result.values["loss"].numpy()
+        for hook in hooks:
+            hook.after_step(step, fetched, context)
+        if result.exhausted:
+            break
+    for hook in hooks:
+        hook.end(step, context)
+    return final_loss

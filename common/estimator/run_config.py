@@ -1,0 +1,106 @@
+"""`RunConfig`: how an Estimator runs, as opposed to what it computes.
+
+Thread counts and device-placement logging must be set before TensorFlow
+starts its runtime, which is earlier than any Estimator exists; they live in
+`common.runtime.configure` and the mains call it first.
+"""
+
+import dataclasses
+from typing import Optional
+
+from absl import logging
+
+from common.devices import hosts, strategies
+from common.devices.plan import DevicePlan
+
+
+USE_DEFAULT = object()  # save_checkpoints_* not given (both None means no periodic checkpoints)
+
+
+@dataclasses.dataclass
+class RunConfig:
+    """Checkpoint, summary, logging and loop settings, named as in tf.estimator.
+
+    When neither `save_checkpoints_steps` nor `save_checkpoints_secs` is given,
+    checkpoints are saved every 600 seconds, as tf.estimator did; both given
+    as None: no periodic checkpoints (train() still saves its start and end,
+    where tf.estimator saved nothing). keep_checkpoint_max None or 0 keeps
+    every checkpoint; save_summary_steps or log_step_count_steps None or 0
+    turns those summaries or log lines off.
+    checkpoint_input_pipeline: also save the training iterator's position
+    (shuffle buffers included) with each checkpoint and restore it on resume,
+    as TF1's CheckpointInputPipelineHook did, so a resumed run sees exactly
+    the batches an uninterrupted one would. Checkpoints grow by the buffers.
+    train_distribute, eval_distribute: tf.distribute strategies, as TF 2.x
+    estimator code gave them; each becomes the device plan and cluster it
+    stands for (common.strategies). One plan serves every mode, and, as
+    under tf.estimator, input_fn's batch size is then per tower.
+    session_config: accepted from TF1 programs and ignored, with a warning:
+    threads and device-placement logging are common.runtime.configure's.
+    """
+
+    model_dir: Optional[str] = None
+    tf_random_seed: Optional[int] = None
+    save_summary_steps: Optional[int] = 100
+    save_checkpoints_steps: Optional[int] = USE_DEFAULT
+    save_checkpoints_secs: Optional[float] = USE_DEFAULT
+    keep_checkpoint_max: Optional[int] = 5
+    keep_checkpoint_every_n_hours: float = 10000.0
+    log_step_count_steps: Optional[int] = 100
+    steps_per_loop: int = 1
+    jit_compile: Optional[bool] = None  # None: XLA where it pays (decided by DevicePlan.compiled_unit)
+    device_plan: Optional[DevicePlan] = None
+    checkpoint_input_pipeline: bool = False
+    cluster: object = dataclasses.field(default_factory=hosts.LocalCluster)  # hosts (TF_CONFIG)
+    train_distribute: object = None
+    eval_distribute: object = None
+    session_config: object = None
+
+    def __post_init__(self):
+        if self.train_distribute is not None or self.eval_distribute is not None:
+            plan, self.cluster = strategies.plan_and_cluster(self.train_distribute, self.eval_distribute)
+            if self.device_plan not in (None, plan):  # (replace() gives back the plan it made)
+                raise ValueError("RunConfig: give device_plan or train_distribute/eval_distribute, not both")
+            self.device_plan = plan
+            logging.info("Towers from the RunConfig strategy: %s; variables on %s",
+                         ", ".join(self.device_plan.tower_devices), ", ".join(self.device_plan.variable_devices))
+        if self.session_config is not None:
+            logging.warning("RunConfig(session_config=...) is ignored: set threads and device-placement "
+                            "logging with common.runtime.configure(...) before TensorFlow starts")
+        if self.save_checkpoints_steps is USE_DEFAULT and self.save_checkpoints_secs is USE_DEFAULT:
+            self.save_checkpoints_secs = 600
+        for name in ("save_checkpoints_steps", "save_checkpoints_secs"):
+            if getattr(self, name) is USE_DEFAULT:
+                setattr(self, name, None)
+        if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
+            raise ValueError(
+                "RunConfig: give save_checkpoints_steps or save_checkpoints_secs, not both "
+                f"(got {self.save_checkpoints_steps} and {self.save_checkpoints_secs})"
+            )
+        for name in ("save_summary_steps", "keep_checkpoint_max", "log_step_count_steps"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
+                raise ValueError(f"RunConfig: {name} must be >= 0 or None, got {value}")
+        for name in ("save_checkpoints_steps", "save_checkpoints_secs"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"RunConfig: {name} must be > 0, got {value}")
+        if self.steps_per_loop < 1:
+            raise ValueError(f"RunConfig: steps_per_loop must be >= 1, got {self.steps_per_loop}")
+        if self.device_plan is None:
+            self.device_plan = DevicePlan.single_cpu()
+
+    @property
+    def batch_per_replica(self):
+        """Whether input_fn's batches are per tower, as tf.estimator's were
+        under a distribution strategy (otherwise the towers split each batch)."""
+        return self.train_distribute is not None or self.eval_distribute is not None
+
+    def replace(self, **changes):
+        """A copy with some fields changed, like tf.estimator's RunConfig.replace: giving
+        one of save_checkpoints_steps and _secs clears the other."""
+        pair = ("save_checkpoints_steps", "save_checkpoints_secs")
+        for given, other in (pair, pair[::-1]):
+            if given in changes and other not in changes:
+                changes[other] = None
+        return dataclasses.replace(self, **changes)

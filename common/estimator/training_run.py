@@ -1,0 +1,145 @@
+"""What one Estimator.train() call assembles: input, restored state, hooks, the loop.
+
+The order keeps a refused run from touching model_dir: input_fn's dataset
+and model_fn's spec are checked (the TRAIN probe), the state restored, and
+only then is the writer lock taken and anything written. The loop itself is
+common.engine.train_loop's; this module gives it the function that runs N
+steps (with a separate, fetching step when hooks ask for tensors of
+model_fn's graph), the hooks in tf.estimator's order, and the save
+function the checkpoint hooks call.
+"""
+
+import os
+
+import tensorflow as tf
+from absl import logging
+
+from common.engine import inputs, loops, train_loop
+from common.estimator.parts import user_hooks
+from common.hooks import signals
+from common.hooks.protocol import Hook, RunContext
+from common.hooks.reporting import LoggingTensorHook, ProgressHook, StepCounterHook
+from common.hooks.saving import CheckpointSaverHook, SummarySaverHook
+from common.hooks.stopping import NanTensorHook, StopAtStepHook
+from common.spec.model_fn import ModeKeys
+from common.state import checkpoints, model_dir_lock
+from common.tf1 import session_run_hook
+
+STEP_VALUES = ("loss", "learning_rate")  # what every train step offers, besides the spec's scalars
+
+
+def default_hooks(config, steps, max_steps, batch_size):
+    """tf.estimator's hooks for a train() call: the stop rule, the NaN check, the
+    loss and steps/sec log lines (and progress), the summaries."""
+    stops = steps or max_steps
+    hooks = [StopAtStepHook(num_steps=steps, last_step=max_steps)] if stops else []
+    hooks.append(NanTensorHook())
+    if config.log_step_count_steps:
+        hooks.append(LoggingTensorHook({"loss": "loss", "step": "global_step"},
+                                       every_n_iter=config.log_step_count_steps))
+        hooks.append(StepCounterHook(every_n_steps=config.log_step_count_steps))
+        if stops:
+            hooks.append(ProgressHook(num_steps=steps, last_step=max_steps, batch_size=batch_size,
+                                      every_n_steps=config.log_step_count_steps))
+    if config.save_summary_steps:
+        hooks.append(SummarySaverHook(save_steps=config.save_summary_steps))
+    return hooks
+
+
+def _check_checkpoint_dirs(savers, model_dir):
+    for saver in savers:
+        if saver.checkpoint_dir and os.path.abspath(saver.checkpoint_dir) != os.path.abspath(model_dir):
+            raise ValueError(f"CheckpointSaverHook(checkpoint_dir={saver.checkpoint_dir!r}): checkpoints go to "
+                             f"the estimator's model_dir, {model_dir}")
+
+
+def _restore_input(iterator, restored):
+    if checkpoints.restore_input(restored, iterator):
+        logging.info("Restored the input pipeline's position from %s.", restored)
+    else:
+        logging.info("%s holds no input pipeline state; the input starts from the beginning.", restored)
+
+
+def _step_runner(parts, iterator, values):
+    """run_steps(count, wanted) for train_loop.run: `count` steps in the compiled
+    loop; when hooks want tensors of model_fn's graph, the last runs alone to
+    fetch them."""
+    model, step = parts.model, parts.step
+    loop = parts.loops.get("train", lambda: loops.make_train_loop(
+        lambda batch: step.train_step(batch, model.train_variables), values, step.compiles_whole_step))
+
+    def fetching_step(named):
+        return parts.loops.get(("fetch", named), lambda: loops.make_fetching_step(
+            lambda batch: step.train_step(batch, model.train_variables, named), step.compiles_whole_step))
+
+    def run_steps(count, wanted):
+        named = tuple(sorted(set(wanted) - set(values)))
+        if not named:
+            return parts.run_in_scope(loop, iterator, count)
+        before = loops.LoopResult(0, False, {})
+        if count > 1:
+            before = parts.run_in_scope(loop, iterator, count - 1)
+            if before.exhausted or before.steps < count - 1:
+                return before
+        last = parts.run_in_scope(fetching_step(named), iterator)
+        if not last.steps:
+            return before._replace(exhausted=True)
+        return last._replace(steps=before.steps + 1)
+
+    return run_steps
+
+
+def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners):
+    """Trains for `steps` more steps, up to global step `max_steps`, or until the
+    input runs out (see Estimator.train)."""
+    config, model, state = parts.config, parts.model, parts.state
+    dataset = inputs.dataset_for_run(input_fn, ModeKeys.TRAIN, parts.params, config)
+    info = model.probe_dataset(ModeKeys.TRAIN, dataset)
+    restored = state.restore(ModeKeys.TRAIN)
+    model_dir = state.store.model_dir
+    if parts.cluster.is_chief:  # the first write: after every check, so a refused run leaves model_dir as it was
+        model_dir_lock.hold(model_dir)
+    state.store.remove_partial_saves()
+    named_state = model.named_state(with_optimizer=True)
+    parts.cluster.broadcast_from_chief(named_state.values())
+    start = int(model.global_step.numpy())
+    if max_steps is not None and start >= max_steps:
+        logging.info("Skipping training since max_steps has already saved.")
+        return
+    if restored:
+        logging.info("Restored %s; resuming training at global step %d.", restored, start)
+    iterator = iter(dataset)
+    # Across hosts only the chief keeps checkpoints, so no host's input position could be restored.
+    input_state = iterator if config.checkpoint_input_pipeline and parts.cluster.num_workers == 1 else None
+    if input_state is not None and restored:
+        _restore_input(iterator, restored)
+    run_hooks = user_hooks(hooks, info)
+    savers = [h for h in run_hooks if isinstance(h, CheckpointSaverHook)]
+    _check_checkpoint_dirs(savers, estimator.model_dir)
+    listeners = session_run_hook.adapt_listeners(
+        list(saving_listeners or ()) + [x for saver in savers[:1] for x in saver.listeners])
+
+    def save(step, initial):
+        path = state.store.save(step, named_state, input_state)
+        for listener in listeners:
+            if not initial or getattr(listener, "hears_initial_save", False):
+                listener.after_save(estimator, step)
+        return path
+
+    values = STEP_VALUES + info.scalars
+    writer = tf.summary.create_file_writer(model_dir)
+    context = RunContext(model_dir, values + ("global_step",), start, writer, save, state.store.latest,
+                         info.graph_tensors, model.global_step)
+    try:
+        with signals.StopRequests() as stop_requests:
+            default_saver = [] if savers else [CheckpointSaverHook(
+                save_steps=config.save_checkpoints_steps, save_secs=config.save_checkpoints_secs)]
+            all_hooks = (default_hooks(config, steps, max_steps, inputs.global_batch_size(dataset))
+                         + run_hooks + default_saver
+                         + [x for x in listeners if isinstance(x, Hook)]  # TF1 listeners' begin/end
+                         + [signals.StopOnSignalHook(stop_requests)])
+            final_loss = train_loop.run(_step_runner(parts, iterator, values), lambda: int(model.global_step.numpy()),
+                                        all_hooks, context, config.steps_per_loop)
+    finally:
+        writer.close()
+    logging.info("Loss for final step: %s.", final_loss)

@@ -1,0 +1,131 @@
+"""SavedModel export: the served functions, their method names, and the atomic write.
+
+What the signatures take is common.receivers'; what they return and the
+method TensorFlow Serving calls them by is common.export_outputs'.
+"""
+
+import os
+import time
+
+import tensorflow as tf
+from absl import logging
+from tensorflow.core.protobuf import saved_model_pb2
+
+from common.export.receivers import DEFAULT_SIGNATURE
+from common.spec import export_outputs
+from common.state import model_dir_lock
+
+
+def signatures(inputs, output_classes, outputs_fn):
+    """(signature name -> concrete function, signature name -> method name where
+    not predict) for every receiver group and output key, named as
+    tf.estimator named them: the output key for the default receiver; the
+    alternative's name for its default output, "<alternative>:<key>" for others.
+
+    inputs: group -> receivers.SignatureInputs; output_classes: key ->
+    ExportOutput class; outputs_fn(key): features -> that output's tensors.
+    """
+    functions, methods = {}, {}
+    for group, group_inputs in inputs.items():
+        for key, output_class in output_classes.items():
+            if group == DEFAULT_SIGNATURE:
+                name = key
+            else:
+                name = group if key == DEFAULT_SIGNATURE else f"{group}:{key}"
+            method = export_outputs.method_for(output_class, group_inputs.specs)
+            if method != output_class.method:
+                logging.info("Signature %s: a %s needs one string input of serialized tf.Examples; "
+                             "exported as a predict signature", name, output_class.__name__)
+            elif method != export_outputs.PREDICT_METHOD:
+                methods[name] = method
+            functions[name] = serving_function(group_inputs, outputs_fn(key), method).get_concrete_function()
+    return functions, methods
+
+
+def with_default(outputs):
+    """export_outputs (key -> output, or output class) with serving_default always
+    present: a spec's only output is also the default, as in tf.estimator;
+    None stands for the predictions, served by default."""
+    if outputs is None:
+        return {DEFAULT_SIGNATURE: export_outputs.PredictOutput}
+    keyed = dict(outputs)
+    if DEFAULT_SIGNATURE not in keyed:
+        if len(keyed) > 1:
+            raise ValueError(
+                f"export_outputs has {len(keyed)} outputs ({', '.join(sorted(keyed))}) and none is "
+                f"{DEFAULT_SIGNATURE!r}: key the one served by default so")
+        keyed[DEFAULT_SIGNATURE] = next(iter(keyed.values()))
+    return keyed
+
+
+def serving_function(inputs, outputs_fn, method):
+    """A tf.function taking the signature's tensors by name and returning outputs_fn(features).
+
+    A classify or regress signature's one input is named "inputs", as
+    TensorFlow Serving asks for it.
+    """
+    names = sorted(inputs.specs)
+    given = [export_outputs.EXAMPLES_INPUT] if method != export_outputs.PREDICT_METHOD else names
+    specs = [tf.TensorSpec(inputs.specs[n].shape, inputs.specs[n].dtype, name=g) for n, g in zip(names, given)]
+
+    @tf.function(input_signature=specs)
+    def serve(*received):
+        return outputs_fn(inputs.features_fn(dict(zip(names, received))))
+
+    return serve
+
+
+def _set_method_names(export_dir, methods):
+    """Rewrites the method name of each signature in `methods` (TF2's writer
+    gives every signature the predict method)."""
+    path = os.path.join(export_dir, "saved_model.pb")
+    saved_model = saved_model_pb2.SavedModel()
+    with tf.io.gfile.GFile(path, "rb") as f:
+        saved_model.ParseFromString(f.read())
+    for meta_graph in saved_model.meta_graphs:
+        for name, method in methods.items():
+            meta_graph.signature_def[name].method_name = method
+    with tf.io.gfile.GFile(path, "wb") as f:
+        f.write(saved_model.SerializeToString())
+
+
+def remove_stale_temp_exports(export_dir_base):
+    """Removes the temp-<stamp>[-<pid>] folders of exports whose process is
+    gone (killed mid-write); a live exporter's folder is left alone."""
+    for path in tf.io.gfile.glob(os.path.join(export_dir_base, "temp-*")):
+        parts = os.path.basename(path).split("-")
+        pid = int(parts[2]) if len(parts) == 3 and parts[2].isdigit() else None
+        if pid is None or not model_dir_lock.process_alive(pid):
+            logging.info("Removing %s, left by an interrupted export.", path)
+            tf.io.gfile.rmtree(path)
+
+
+class ExportPath(str):
+    """An export's path: a str that also answers .decode(), as the bytes
+    tf.estimator's export_saved_model returned did (programs call it)."""
+
+    def decode(self, encoding="utf-8", errors="strict"):
+        return str(self)
+
+
+def write_saved_model(export_dir_base, module, signatures, methods=None):
+    """Saves under export_dir_base/<timestamp>, via a temp dir and a rename,
+    so a failed export never leaves a partial directory under a final name;
+    the temp folders of earlier exports that were killed are removed first.
+    methods: signature name -> method name, where not predict."""
+    tf.io.gfile.makedirs(export_dir_base)
+    remove_stale_temp_exports(export_dir_base)
+    existing = [int(d.strip("/")) for d in tf.io.gfile.listdir(export_dir_base) if d.strip("/").isdigit()]
+    stamp = max([int(time.time())] + [s + 1 for s in existing])  # newer than every export there, as names sort
+    final = os.path.join(export_dir_base, str(stamp))
+    temp = os.path.join(export_dir_base, f"temp-{stamp}-{os.getpid()}")
+    try:
+        tf.saved_model.save(module, temp, signatures=signatures)
+        if methods:
+            _set_method_names(temp, methods)
+        tf.io.gfile.rename(temp, final)
+    finally:
+        if tf.io.gfile.exists(temp):
+            tf.io.gfile.rmtree(temp)
+    logging.info("SavedModel written to: %s", final)
+    return ExportPath(final)

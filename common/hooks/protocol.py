@@ -1,0 +1,158 @@
+"""The hook protocol, in place of SessionRunHook: what a hook may do, and when.
+
+The train loop runs `steps_per_loop` compiled steps per call, so hooks fire
+at loop boundaries:
+
+  begin(context)              once, before the first step
+  steps_to_trigger(step)      how many steps until the hook wants a boundary
+                              (the loop is cut short to honour it), or None
+  before_step(step) -> names  the values wanted at the end of the coming loop
+  after_step(step, values, context)
+                              `step` is the global step after the loop;
+                              `values` maps each asked-for name to numpy
+  end(step, context)          once, after a run that ended normally
+
+Values a train step offers: "loss" and "learning_rate" (means over towers),
+"global_step", every name in the model_fn's EstimatorSpec.scalars, and any
+tensor model_fn named in its graph (`tf.identity(t, name="probabilities")`,
+asked for as "probabilities" or "probabilities:0", or as the tensor itself):
+over towers a floating scalar is the towers' mean, any other tensor the
+towers' values concatenated along the first (batch) axis, tower 0's for a
+scalar that is not floating.
+"""
+
+import time
+
+import tensorflow as tf
+
+from common.hooks.triggers import Trigger
+from common.state import checkpoints, summaries
+
+
+def value_name(fetch):
+    """The name a hook asks for a value by: a string (a trailing ":0" dropped),
+    a tensor of model_fn's graph (its name), or the global-step variable."""
+    if isinstance(fetch, str):
+        return fetch[:-2] if fetch.endswith(":0") else fetch
+    if isinstance(fetch, tf.Variable) and fetch.name.split(":")[0] == "global_step":
+        return "global_step"
+    if isinstance(fetch, tf.Tensor) and hasattr(fetch, "graph"):  # a symbolic tensor (eager ones have no graph)
+        return value_name(fetch.name)
+    raise ValueError(
+        f"{fetch!r}: a hook asks for a value by name (\"loss\", \"learning_rate\", \"global_step\", a spec "
+        "scalar, a summary written in model_fn, or a tensor model_fn named with tf.identity(t, name=...)), "
+        "or as that tensor, or as the global-step variable")
+
+
+
+class RunContext:
+    """What a hook may see and do during a run.
+
+    available_values: the names every step offers; graph_tensors: the names of
+    tensors in model_fn's graph, which a step offers when a hook asks;
+    global_step: the run's global-step variable (what TF1 hooks are given
+    for tf.train.get_global_step()).
+    """
+
+    def __init__(self, model_dir, available_values, start_step=0, summary_writer=None,
+                 save_checkpoint=None, latest_checkpoint=None, graph_tensors=(), global_step=None):
+        self.model_dir = model_dir
+        self.global_step = global_step
+        self.start_step = start_step
+        self.available_values = tuple(available_values)
+        self.graph_tensors = frozenset(graph_tensors)
+        self.steps_coming = 1  # how many steps the coming call runs (set by the train loop)
+        self.summary_writer = summary_writer
+        self._save_checkpoint = save_checkpoint
+        self._latest_checkpoint = latest_checkpoint
+        self.stop_requested = False
+
+    def request_stop(self):
+        self.stop_requested = True
+
+    def check_offered(self, names, asker):
+        """ValueError naming each of `names` that no step offers."""
+        missing = sorted(n for n in set(names) - set(self.available_values)
+                         if n.split(":")[0] not in self.graph_tensors)
+        if missing:
+            named = "; or a tensor model_fn names with tf.identity(t, name=...)" if self.graph_tensors else ""
+            raise ValueError(f"{asker} asks for {', '.join(missing)}, which the step does not offer; it offers "
+                             f"{', '.join(self.available_values)}{named}")
+
+    def save_checkpoint(self, step, initial=False):
+        """Saves a checkpoint; `initial` (the state before any step of this run)
+        is not announced to saving listeners, which evaluate trained states."""
+        if self._save_checkpoint is None:
+            raise RuntimeError("checkpoints can only be saved during training")
+        return self._save_checkpoint(step, initial)
+
+    def latest_checkpoint(self):
+        """The newest checkpoint's path, or None."""
+        return self._latest_checkpoint() if self._latest_checkpoint else None
+
+    def latest_checkpoint_step(self):
+        latest = self.latest_checkpoint()
+        return checkpoints.step_of(latest) if latest else None
+
+    def write_scalars(self, step, scalars):
+        """Writes scalars to the run's TensorBoard event file, if it has one."""
+        if self.summary_writer is not None:
+            summaries.write_scalars(self.summary_writer, step, scalars)
+
+
+class Hook:
+    """Base class: every method is optional."""
+
+    def begin(self, context):
+        pass
+
+    def steps_to_trigger(self, step):
+        return None
+
+    def before_step(self, step):
+        return ()
+
+    def after_step(self, step, values, context):
+        pass
+
+    def end(self, step, context):
+        pass
+
+
+class PeriodicHook(Hook):
+    """Does `_fire` every N steps, or every N seconds when that is given:
+    the trigger says when, the subclass says what."""
+
+    first = False  # trigger at the first loop boundary of a run too
+    aligned = True  # step triggers on multiples of N (else N steps after the last firing)
+
+    def __init__(self, every_n_steps=None, every_n_secs=None, clock=time.time):
+        if every_n_secs is not None:
+            every_n_steps = None
+        self._trigger = Trigger(every_n_steps, every_n_secs, clock, first=self.first, aligned=self.aligned)
+
+    def steps_to_trigger(self, step):
+        return self._trigger.steps_to_trigger(step)
+
+    def after_step(self, step, values, context):
+        if self._trigger.should_trigger(step):
+            self._fire(step, values, context, self._trigger.update(step))
+
+    def _fire(self, step, values, context, elapsed):
+        """elapsed: (seconds, steps) since the last firing, None the first time."""
+        raise NotImplementedError
+
+
+class RateHook(PeriodicHook):
+    """Measures the time between its triggers; subclasses report the rate."""
+
+    first = True  # the first boundary only starts the clock: tracing is not timed
+
+    def _fire(self, step, values, context, elapsed):
+        if elapsed is not None and elapsed[0] > 0:
+            self._report(step, *elapsed, context)
+
+    def _report(self, step, seconds, steps, context):
+        raise NotImplementedError
+
+

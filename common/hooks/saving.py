@@ -1,0 +1,109 @@
+"""Hooks that write the run down: checkpoints, summaries, hyperparameters."""
+
+import math
+import time
+
+import numpy as np
+from absl import logging
+
+from common.hooks.protocol import Hook, PeriodicHook
+from common.hooks.triggers import Trigger
+from common.state import summaries
+
+
+class CheckpointSaverHook(Hook):
+    """Saves a checkpoint at the start, every save_steps steps (on their
+    multiples) or save_secs seconds, and at the end; given neither, at the
+    start and the end only.
+
+    tf.estimator's arguments: checkpoint_dir, if given, must be the
+    estimator's model_dir; listeners join the train() call's saving
+    listeners. A CheckpointSaverHook among train()'s hooks replaces the
+    estimator's own, as in tf.estimator. It never saves a state whose loss
+    is not finite, so after a divergence the newest checkpoint is the last
+    good one.
+    """
+
+    def __init__(self, checkpoint_dir=None, save_secs=None, save_steps=None, saver=None,
+                 checkpoint_basename="model.ckpt", scaffold=None, listeners=None, save_graph_def=True,
+                 clock=time.time):
+        del save_graph_def  # (there is no graph to save)
+        if saver is not None or scaffold is not None or checkpoint_basename != "model.ckpt":
+            raise NotImplementedError("CheckpointSaverHook: saver, scaffold and checkpoint_basename are not "
+                                      "supported; checkpoints hold the model's variables as model_dir/model.ckpt-N")
+        if save_steps is not None and save_secs is not None:
+            raise ValueError(f"CheckpointSaverHook: give save_steps or save_secs, not both (got {save_steps} and "
+                             f"{save_secs})")
+        self.checkpoint_dir = checkpoint_dir
+        self.listeners = list(listeners or ())
+        periodic = save_steps is not None or save_secs is not None
+        self._trigger = Trigger(save_steps, save_secs, clock) if periodic else None
+        self._last_saved = None
+        self._finite = True
+
+    def begin(self, context):
+        if self._trigger is not None:
+            self._trigger.update(context.start_step)
+        if context.latest_checkpoint_step() != context.start_step:
+            context.save_checkpoint(context.start_step, initial=True)
+        self._last_saved = context.start_step
+
+    def steps_to_trigger(self, step):
+        return None if self._trigger is None else self._trigger.steps_to_trigger(step)
+
+    def before_step(self, step):
+        return ("loss",)
+
+    def after_step(self, step, values, context):
+        self._finite = math.isfinite(float(np.asarray(values["loss"])))
+        if self._trigger is not None and self._trigger.should_trigger(step):
+            self._trigger.update(step)
+            self._save(step, context)
+
+    def end(self, step, context):
+        if self._last_saved != step:
+            self._save(step, context)
+
+    def _save(self, step, context):
+        if not self._finite:
+            logging.error("Not saving a checkpoint at step %d: the loss is not finite.", step)
+            return
+        context.save_checkpoint(step)
+        self._last_saved = step
+
+
+class SummarySaverHook(PeriodicHook):
+    """Writes step values (default: all scalars the step offers) at the first step
+    of a run, then every N steps after the last write, as TF1's did (1, 101, 201)."""
+
+    first = True
+    aligned = False
+
+    def __init__(self, save_steps=100, save_secs=None, names=None, clock=time.time):
+        super().__init__(save_steps, save_secs, clock)
+        self._names = tuple(names) if names else None
+
+    def begin(self, context):
+        offered = [n for n in context.available_values if n != "global_step"]
+        self._names = self._names or tuple(offered)
+
+    def before_step(self, step):
+        return self._names
+
+    def _fire(self, step, values, context, elapsed):
+        context.write_scalars(step, {name: values[name] for name in self._names})
+
+
+class HParamsHook(Hook):
+    """Records the run's hyperparameters once, when it starts, in the run's event
+    file, so TensorBoard's HParams view lists the run with them (the mains give
+    their flags)."""
+
+    def __init__(self, hparams):
+        self._hparams = dict(hparams)
+
+    def begin(self, context):
+        if context.summary_writer is not None:
+            summaries.write_hparams(context.summary_writer, self._hparams)
+
+

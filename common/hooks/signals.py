@@ -1,0 +1,110 @@
+"""Graceful stop on SIGTERM / SIGINT.
+
+During training the first signal asks the train loop to stop at the end of
+the compiled loop in flight; the Estimator then saves a checkpoint at that
+step and raises TrainingInterrupted, whose exit_status (128 + signal
+number: 143 for SIGTERM, 130 for SIGINT) the mains exit with, as schedulers
+expect. A second signal kills the process at once with the default action.
+Outside training (evaluation, export) a signal raises StopSignal where the
+program is, so every `finally` runs (a half-written export is removed) and
+the main ends with one line and the same status.
+"""
+
+import contextlib
+import os
+import signal
+import threading
+
+from absl import logging
+
+from common.hooks.protocol import Hook
+from common.state import checkpoints
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class TrainingInterrupted(Exception):
+    """Training stopped on a signal after saving a checkpoint at `step`."""
+
+    def __init__(self, signum, step, checkpoint):
+        name = signal.Signals(signum).name
+        super().__init__(f"Stopped by {name} at global step {step}; saved {checkpoint}. "
+                         "Run the same command again to resume.")
+        self.signum = signum
+        self.step = step
+        self.exit_status = 128 + signum
+
+
+class StopSignal(BaseException):
+    """A stop signal outside the train loop. A BaseException, like
+    KeyboardInterrupt, so that no `except Exception` swallows it."""
+
+    def __init__(self, signum):
+        name = signal.Signals(signum).name
+        super().__init__(f"Stopped by {name} outside the train loop; the model dir keeps its "
+                         "checkpoints and nothing half-written is left. Run the same command again to go on.")
+        self.exit_status = 128 + signum
+
+
+def _raise_stop_signal(signum, frame):
+    raise StopSignal(signum)
+
+
+@contextlib.contextmanager
+def raising_stop_signals():
+    """While entered (in the main thread), SIGTERM and SIGINT raise StopSignal;
+    the train loop's StopRequests takes them over while it trains."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _raise_stop_signal) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+class StopRequests:
+    """While entered (in the main thread), records the first stop signal."""
+
+    def __init__(self):
+        self.received = None
+        self._previous = {}
+
+    def _handle(self, signum, frame):
+        if self.received is not None:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        self.received = signum
+        logging.warning("Received %s: saving a checkpoint at the end of this loop, then stopping "
+                        "(send it again to exit at once).", signal.Signals(signum).name)
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for signum in STOP_SIGNALS:
+                self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc_info):
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        self._previous.clear()
+
+
+class StopOnSignalHook(Hook):
+    """The stop rule for signals: after the loop in which one arrived, saves a
+    checkpoint (unless the newest is of this step) and raises
+    TrainingInterrupted. It must come after every other hook."""
+
+    def __init__(self, stop_requests):
+        self._requests = stop_requests
+
+    def after_step(self, step, values, context):
+        if self._requests.received is None:
+            return
+        latest = context.latest_checkpoint()
+        if not (latest and checkpoints.step_of(latest) == step):
+            latest = context.save_checkpoint(step, initial=True)
+        raise TrainingInterrupted(self._requests.received, step, latest)

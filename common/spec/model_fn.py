@@ -1,0 +1,164 @@
+"""The model_fn contract: how user functions are called, `ModeKeys` and `EstimatorSpec`.
+
+The TF1 `train_op` has no TF2 equivalent that works across towers, so the
+spec carries the loss and the optimizer instead and the framework computes,
+averages and applies the gradients (see `common.engine.step`).
+"""
+
+import collections
+import dataclasses
+import inspect
+from typing import Any
+
+from common.spec import export_outputs, metrics
+
+
+def call_with_wanted_args(fn, required, optional):
+    """fn(**required, **the items of `optional` that fn's signature names):
+    model_fn and input_fn may leave labels, mode, params and config out."""
+    wanted = set(inspect.signature(fn).parameters)
+    return fn(**required, **{name: value for name, value in optional.items() if name in wanted})
+
+
+class ModeKeys:
+    """The three modes a model_fn is called in, named as in tf.estimator."""
+
+    TRAIN = "train"
+    EVAL = "eval"
+    PREDICT = "infer"
+
+    ALL = (TRAIN, EVAL, PREDICT)
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainOp:
+    """What a TF1 optimizer's minimize() gives model_fn to return as train_op
+    (common.tf1.train): the loss to differentiate, the optimizer, and the
+    learning-rate tensor when the rate is one."""
+
+    loss: Any
+    optimizer: Any
+    learning_rate: Any = None
+
+
+_SPEC_FIELDS = (
+    "mode",
+    "predictions",
+    "loss",
+    "optimizer",
+    "learning_rate",
+    "eval_metric_ops",
+    "scalars",
+    "training_hooks",
+    "evaluation_hooks",
+    "prediction_hooks",
+    "train_op",
+    "export_outputs",
+)
+
+
+class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
+    """One tower's answer for one mode.
+
+    Fields:
+      mode: one of `ModeKeys`.
+      predictions: a tensor or a dict of tensors, batch-major (PREDICT; also
+        allowed in TRAIN and EVAL).
+      loss: scalar tensor, the tower's mean loss (TRAIN and EVAL).
+      optimizer: a `keras.optimizers.Optimizer` (TRAIN). The first tower's
+        optimizer of the first TRAIN call is the one used for the whole life
+        of the Estimator; later calls may return new objects, they are ignored.
+      learning_rate: optional scalar tensor. When given, it is written into
+        the optimizer's learning rate before each update (the optimizer must
+        then be built with a float learning rate) and it is what hooks and
+        summaries see as `learning_rate`. When absent, the optimizer's own
+        (possibly scheduled) rate is reported.
+      eval_metric_ops: dict name -> `common.metrics.Metric`, or a Keras
+        metric object updated in model_fn (EVAL).
+      scalars: dict name -> scalar tensor of extra per-step values (TRAIN);
+        averaged over towers, hooks can ask for them by name and
+        SummarySaverHook records them.
+      training_hooks, evaluation_hooks, prediction_hooks: `common.hooks.Hook`s.
+      train_op: instead of optimizer (TRAIN), what a TF1 optimizer's
+        `minimize(loss)` returned (a TrainOp, see common.tf1.train): its
+        optimizer and learning rate fill those fields, its loss is the one
+        differentiated (`loss` stays the one reported).
+      export_outputs: dict signature key -> common.export_outputs
+        PredictOutput / ClassificationOutput / RegressionOutput (PREDICT);
+        without it the export serves `predictions` under serving_default.
+    """
+
+    def __new__(
+        cls,
+        mode,
+        predictions=None,
+        loss=None,
+        optimizer=None,
+        learning_rate=None,
+        eval_metric_ops=None,
+        scalars=None,
+        training_hooks=(),
+        evaluation_hooks=(),
+        prediction_hooks=(),
+        train_op=None,
+        export_outputs=None,
+    ):
+        if isinstance(train_op, TrainOp):
+            optimizer = train_op.optimizer if optimizer is None else optimizer
+            learning_rate = train_op.learning_rate if learning_rate is None else learning_rate
+            loss = train_op.loss if loss is None else loss
+        if mode not in ModeKeys.ALL:
+            raise ValueError(
+                f"EstimatorSpec: mode must be one of {ModeKeys.ALL}, got {mode!r}"
+            )
+        return super().__new__(
+            cls,
+            mode,
+            predictions,
+            loss,
+            optimizer,
+            learning_rate,
+            dict(eval_metric_ops or {}),
+            dict(scalars or {}),
+            tuple(training_hooks or ()),
+            tuple(evaluation_hooks or ()),
+            tuple(prediction_hooks or ()),
+            train_op,
+            export_outputs,
+        )
+
+
+def check_spec(spec, mode):
+    """Raises ValueError when a model_fn's answer cannot serve `mode`."""
+    if not isinstance(spec, EstimatorSpec):
+        raise ValueError(
+            f"model_fn must return a common.EstimatorSpec, got {type(spec).__name__}"
+        )
+    if spec.mode != mode:
+        raise ValueError(
+            f"model_fn was called in mode {mode!r} but returned a spec for "
+            f"mode {spec.mode!r}"
+        )
+    if mode == ModeKeys.TRAIN:
+        if spec.loss is None:
+            raise ValueError("model_fn returned no loss in TRAIN mode")
+        if spec.train_op is not None and not isinstance(spec.train_op, TrainOp):
+            raise ValueError(
+                f"model_fn's train_op is a {type(spec.train_op).__name__}; a train_op must be what "
+                "common.tf1.train's optimizers' minimize(loss) return (python -m common.upgrade rewrites "
+                "tf.compat.v1.train optimizers to them), or give EstimatorSpec(optimizer=...) instead")
+        if spec.optimizer is None:
+            raise ValueError("model_fn returned no optimizer (or train_op) in TRAIN mode")
+    elif mode == ModeKeys.EVAL:
+        if spec.loss is None:
+            raise ValueError("model_fn returned no loss in EVAL mode")
+    elif spec.predictions is None:
+        raise ValueError("model_fn returned no predictions in PREDICT mode")
+    else:
+        export_outputs.check(spec.export_outputs)
+    for name, metric in spec.eval_metric_ops.items():
+        metrics.check(name, metric)
+    if spec.loss is not None and spec.loss.shape.rank not in (0, None):
+        raise ValueError(
+            f"model_fn's loss must be a scalar, got shape {spec.loss.shape}"
+        )

@@ -1,0 +1,170 @@
+"""The model_dir's checkpoints: written with rotation, found by listing, the newest that loads restored.
+
+Saving goes through tf.train.CheckpointManager (files "model.ckpt-<step>",
+written under a temporary name and renamed by TensorFlow, the `checkpoint`
+state file written atomically). The model_dir's checkpoints are found by
+listing its files (the state file is a hint, rewritten when it is damaged);
+a restore takes the newest one that loads, and refuses a dir where none
+does rather than train over it from step 0.
+"""
+
+import os
+import shutil
+from typing import Dict
+
+import tensorflow as tf
+from absl import logging
+
+from common.state import atomic
+from common.state.checkpoints import (CHECKPOINT_FILE, CHECKPOINT_NAME, INPUT_STATE, ROOT, CheckpointDamagedError,
+                                      CheckpointWriteError, first_line)
+
+STATE_FILE = "checkpoint"
+
+
+def _bytes(count):
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if count < 1024 or unit == "GiB":
+            return f"{count:.0f} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
+        count /= 1024
+
+
+
+class CheckpointStore:
+    """The model_dir's checkpoints: save with rotation, find the latest."""
+
+    def __init__(self, model_dir, max_to_keep=5, keep_every_n_hours=10000.0):
+        self.model_dir = model_dir
+        self._max_to_keep = max_to_keep or None
+        self._keep_hours = keep_every_n_hours
+        self._manager = None
+        self._names = None
+
+    def listed(self):
+        """[(step, prefix)] of every model.ckpt-<step> with a file in model_dir,
+        newest first, found by listing the files: the `checkpoint` state file
+        is only a hint, and a damaged one does not hide a checkpoint."""
+        if not self.model_dir or not tf.io.gfile.isdir(self.model_dir):
+            return []
+        steps = set()
+        for name in tf.io.gfile.listdir(self.model_dir):
+            match = CHECKPOINT_FILE.match(name)
+            if match:
+                steps.add(int(match.group(1)))
+        return [(step, os.path.join(self.model_dir, f"{CHECKPOINT_NAME}-{step}"))
+                for step in sorted(steps, reverse=True)]
+
+    @staticmethod
+    def is_complete(prefix):
+        """Whether the index and every data shard it implies exist (no tensor is read)."""
+        if not tf.io.gfile.exists(prefix + ".index"):
+            return False
+        shards = tf.io.gfile.glob(prefix + ".data-*-of-*")
+        if not shards:
+            return False
+        total = int(shards[0].rsplit("-of-", 1)[1])
+        return all(tf.io.gfile.exists(f"{prefix}.data-{i:05d}-of-{total:05d}") for i in range(total))
+
+    def latest(self):
+        """The newest checkpoint whose files are all there, or None."""
+        for _, prefix in self.listed():
+            if self.is_complete(prefix):
+                return prefix
+        return None
+
+    def restore_newest(self, restore):
+        """Calls restore(prefix) on the newest checkpoint that loads and returns
+        its prefix; None when model_dir holds no checkpoint file.
+
+        A checkpoint that raises CheckpointDamagedError is passed over with a
+        WARNING naming it and the one used. When checkpoint files exist but
+        none loads, CheckpointDamagedError lists them: training over them
+        from step 0 would lose the run.
+        """
+        damaged = []
+        for _, prefix in self.listed():
+            try:
+                restore(prefix)
+            except CheckpointDamagedError as error:
+                damaged.append(str(error))
+                continue
+            if damaged:
+                logging.warning("Checkpoint damaged, passed over: %s. Restored %s instead.", "; ".join(damaged), prefix)
+            return prefix
+        if damaged:
+            raise CheckpointDamagedError(
+                f"no checkpoint in {self.model_dir} can be loaded: {'; '.join(damaged)}. Training would start "
+                "again from step 0 over them, so it does not: restore the files from a backup, or move them "
+                "away (or use another model_dir) to start over.")
+        return None
+
+    def _repair_state_file(self):
+        """Rewrites the `checkpoint` state file from the listing when it cannot
+        be read or names a checkpoint that is not there, so the next save
+        keeps rotating the checkpoints already in model_dir."""
+        try:
+            state = tf.train.get_checkpoint_state(self.model_dir)
+            if state is not None and self.is_complete(state.model_checkpoint_path):
+                return
+        except (ValueError, tf.errors.OpError):
+            pass
+        complete = [os.path.basename(prefix) for _, prefix in reversed(self.listed()) if self.is_complete(prefix)]
+        state_path = os.path.join(self.model_dir, STATE_FILE)
+        if not complete:
+            if tf.io.gfile.exists(state_path):
+                tf.io.gfile.remove(state_path)
+            return
+        logging.warning("Rewriting %s from the checkpoints found: %s.", state_path, ", ".join(complete))
+        lines = [f'model_checkpoint_path: "{complete[-1]}"'] + [f'all_model_checkpoint_paths: "{name}"'
+                                                                for name in complete]
+        atomic.write_text(state_path, "\n".join(lines) + "\n")
+
+    def remove_partial_saves(self):
+        """Deletes the `model.ckpt-N_temp` folders a save killed midway leaves.
+
+        TensorFlow writes a checkpoint's shards there and removes the folder
+        after merging them; a kill in between leaves it, and no later save
+        of another step would clean it up.
+        """
+        if not self.model_dir or not tf.io.gfile.isdir(self.model_dir):
+            return
+        for path in tf.io.gfile.glob(os.path.join(self.model_dir, f"{CHECKPOINT_NAME}-*_temp")):
+            logging.info("Removing %s, left by an interrupted save.", path)
+            tf.io.gfile.rmtree(path)
+
+    def save(self, step, variables: Dict[str, tf.Variable], iterator=None):
+        """Writes model.ckpt-<step> holding `variables` (and the input iterator's
+        state when given); returns its prefix."""
+        key = (tuple((name, id(variable)) for name, variable in variables.items()), id(iterator))
+        if self._manager is None or self._names != key:
+            tf.io.gfile.makedirs(self.model_dir)
+            self._repair_state_file()
+            tracked = {ROOT: dict(variables)}
+            if iterator is not None:
+                tracked[INPUT_STATE] = iterator
+            checkpoint = tf.train.Checkpoint(**tracked)
+            self._manager = tf.train.CheckpointManager(
+                checkpoint, self.model_dir, max_to_keep=self._max_to_keep,
+                keep_checkpoint_every_n_hours=self._keep_hours,
+                checkpoint_name=CHECKPOINT_NAME,
+            )
+            self._names = key
+        try:
+            path = self._manager.save(checkpoint_number=step)
+        except (tf.errors.OpError, OSError) as error:
+            self.remove_partial_saves()
+            raise CheckpointWriteError(self._write_failure(step, variables, error)) from error
+        logging.info("Saving checkpoints for %d into %s.", step, os.path.join(self.model_dir, CHECKPOINT_NAME))
+        return path
+
+    def _write_failure(self, step, variables, error):
+        """What went wrong, with the bytes the checkpoint needs and what the disk has free."""
+        needed = sum(v.shape.num_elements() * v.dtype.size for v in variables.values())
+        text = (f"cannot write checkpoint {os.path.join(self.model_dir, f'{CHECKPOINT_NAME}-{step}')} "
+                f"({first_line(error)}); it needs about {_bytes(needed)}")
+        try:
+            text += f" and {_bytes(shutil.disk_usage(self.model_dir).free)} are free"
+        except OSError:  # a remote file system
+            pass
+        return (text + ". The earlier checkpoints are untouched: free some space (or fix the permissions) "
+                "and run the same command again to resume from the newest.")

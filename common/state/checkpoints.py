@@ -1,0 +1,210 @@
+"""Checkpoints keyed by stable variable names, and warm start.
+
+Keras 3 models do not give tf.train.Checkpoint a complete object graph (a
+Functional model's kernels are reachable only through its optimizer), so
+the Estimator checkpoints a flat dict: "<module>/<keras path>" for model
+variables, "optimizer/<slot>" for optimizer state and "global_step". Those
+names are what `get_variable_value`, warm-start regexes and the
+different-model check speak of.
+
+Restoring checks every name and shape and reads every tensor before it
+assigns any, so a checkpoint of a different model, or one cut short,
+changes nothing. Writing and finding checkpoints in a model_dir is
+common.state.checkpoint_store's; warm start, common.state.warm_start's.
+"""
+
+import os
+import re
+
+import tensorflow as tf
+
+
+CHECKPOINT_NAME = "model.ckpt"
+GLOBAL_STEP = "global_step"
+OPTIMIZER_PREFIX = "optimizer/"
+MODEL_FN_SCOPE = "model_fn"  # the variables model_fn builds itself (common.served_variables)
+RESERVED_MODULE_NAMES = ("optimizer", GLOBAL_STEP, MODEL_FN_SCOPE)
+ROOT = "vars"
+INPUT_STATE = "input"
+_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+_PATH_CLEANUP = re.compile(r"[^A-Za-z0-9_./-]")
+_ESCAPED = re.compile(r"\.([.S])")
+CHECKPOINT_FILE = re.compile(rf"^{re.escape(CHECKPOINT_NAME)}-(\d+)\.(index|data-(\d+)-of-(\d+))$")
+_FUNCTION_NODE = re.compile(r"\{\{function_node [^}]*\}\}\s*")
+
+
+class CheckpointMismatchError(ValueError):
+    """A checkpoint whose variables are not the model's."""
+
+
+class CheckpointDamagedError(ValueError):
+    """A checkpoint whose files are missing, cut short or unreadable."""
+
+
+class CheckpointWriteError(RuntimeError):
+    """A checkpoint could not be written: disk full, read-only, over quota."""
+
+
+def _escape(name):
+    return name.replace(".", "..").replace("/", ".S")
+
+
+def _unescape(key):
+    """_escape undone left to right, so "a.Sb" (escaped "a..Sb") stays "a.Sb"."""
+    return _ESCAPED.sub(lambda match: "." if match.group(1) == "." else "/", key)
+
+
+def checkpoint_key(name):
+    return f"{ROOT}/{_escape(name)}{_SUFFIX}"
+
+
+def module_variable_name(module_name, variable):
+    """The stable name of a module's variable: "<module>/<Keras path>"."""
+    path = getattr(variable, "path", None) or variable.name.split(":")[0]
+    return f"{module_name}/{_PATH_CLEANUP.sub('_', path)}"
+
+
+def named_state(global_step, model_variables, optimizer=None):
+    """name -> tf.Variable of everything a checkpoint holds: the global step,
+    the model's TrackedVariables and, when given, the optimizer's state."""
+    named = {GLOBAL_STEP: global_step}
+    named.update({t.name: t.variable for t in model_variables})
+    if optimizer is not None:
+        shadows = _unused_by_loss_scaling(optimizer)
+        for variable in optimizer.variables:
+            if id(variable) in shadows:
+                continue
+            name = OPTIMIZER_PREFIX + variable.path.split("/", 1)[-1]
+            if name in named:
+                raise ValueError(
+                    f"two optimizer slots are both named {name!r}: two model variables share the Keras path it "
+                    "comes from (two modules holding layers of the same names?); give their layers distinct names")
+            named[name] = getattr(variable, "value", variable)
+    return named
+
+
+def _unused_by_loss_scaling(optimizer):
+    """ids of a LossScaleOptimizer's own iteration and learning-rate variables:
+    Keras reads its inner optimizer's instead, whose state holds those names."""
+    inner = getattr(optimizer, "inner_optimizer", None)
+    if inner is None:
+        return set()
+    inner_ids = {id(v) for v in inner.variables}
+    return {id(v) for v in optimizer.variables
+            if id(v) not in inner_ids and v.path.split("/", 1)[-1] in ("iteration", "learning_rate")}
+
+
+def resolve(path, what="checkpoint"):
+    """A checkpoint prefix from a prefix or a directory; ValueError if none."""
+    if path and tf.io.gfile.isdir(path):
+        latest = tf.train.latest_checkpoint(path)
+        if latest:
+            return latest
+    elif path and tf.io.gfile.exists(path + ".index"):
+        return path
+    raise ValueError(f"{what}: no checkpoint found at {path!r}")
+
+
+def variable_shapes(path):
+    """name -> shape of every variable the framework saved in checkpoint `path`."""
+    try:
+        listed = tf.train.list_variables(path)
+    except (tf.errors.OpError, ValueError, OSError) as error:
+        raise CheckpointDamagedError(f"{path} cannot be read ({first_line(error)})") from error
+    shapes = {}
+    for key, shape in listed:
+        if key.startswith(ROOT + "/") and key.endswith(_SUFFIX):
+            shapes[_unescape(key[len(ROOT) + 1:-len(_SUFFIX)])] = list(shape)
+    return shapes
+
+
+def read_variable(path, name):
+    shapes = variable_shapes(path)
+    if name not in shapes:
+        raise ValueError(
+            f"no variable {name!r} in checkpoint {path}; it holds: {', '.join(sorted(shapes))}"
+        )
+    return read_values(path, [name])[name]
+
+
+def step_of(path):
+    """The global step a checkpoint was saved at: the number in its name
+    (the store names each after its step), else the saved global step."""
+    match = CHECKPOINT_FILE.match(os.path.basename(path) + ".index")
+    if match:
+        return int(match.group(1))
+    return int(tf.train.load_checkpoint(path).get_tensor(checkpoint_key(GLOBAL_STEP)))
+
+
+def first_line(error):
+    """The error's type and first line, without TensorFlow's {{function_node ...}} prefix."""
+    text = _FUNCTION_NODE.sub("", getattr(error, "message", None) or str(error)).strip()
+    return f"{type(error).__name__}: {text.splitlines()[0] if text else ''}"
+
+
+def read_values(path, names):
+    """{name: numpy value}, every one read before the caller assigns any;
+    CheckpointDamagedError naming the checkpoint when its files are missing,
+    cut short or unreadable."""
+    try:
+        reader = tf.train.load_checkpoint(path)
+        return {name: reader.get_tensor(checkpoint_key(name)) for name in names}
+    except (tf.errors.OpError, IndexError, ValueError, OSError) as error:
+        raise CheckpointDamagedError(f"{path} cannot be read ({first_line(error)})") from error
+
+
+def describe(names, limit=10):
+    """The first `limit` names, model variables before optimizer state."""
+    names = sorted(names, key=lambda name: (name.startswith(OPTIMIZER_PREFIX), name))
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+def missing_and_reshaped(saved, variables, names):
+    """Of `names`, those the checkpoint (`saved`: name -> shape) lacks, and those
+    whose shape there is not the variable's."""
+    missing = [n for n in names if n not in saved]
+    reshaped = [n for n in names if n in saved and saved[n] != variables[n].shape.as_list()]
+    return missing, reshaped
+
+
+def check_compatible(path, variables, required):
+    """Raises CheckpointMismatchError unless every name in `required` is in the
+    checkpoint with the variable's shape, and the checkpoint's model variables
+    are the model's (optimizer state and the global step may be absent)."""
+    saved = variable_shapes(path)
+    missing, reshaped = missing_and_reshaped(saved, variables, required)
+    reshaped = [f"{n} (checkpoint {saved[n]}, model {variables[n].shape.as_list()})" for n in reshaped]
+    extra = [n for n in saved if n not in variables
+             and not n.startswith(OPTIMIZER_PREFIX) and n != GLOBAL_STEP]
+    if missing or extra or reshaped:
+        parts = []
+        if reshaped:
+            parts.append(f"shapes differ: {describe(reshaped)}")
+        if missing:
+            parts.append(f"not in the checkpoint: {describe(missing)}")
+        if extra:
+            parts.append(f"in the checkpoint but not in the model: {describe(extra)}")
+        raise CheckpointMismatchError(
+            f"checkpoint {path} was written by a different model; "
+            + "; ".join(parts)
+            + ". Use another model_dir, or remove it to start over."
+        )
+
+
+def restore(path, variables, names):
+    """Assigns the checkpoint's values to `variables[name]` for each name, all
+    or nothing: the names and shapes are checked and every value is read
+    before the first is assigned."""
+    check_compatible(path, variables, names)
+    values = read_values(path, names)
+    for name in names:
+        variables[name].assign(values[name])
+
+
+def restore_input(path, iterator):
+    """Restores a training iterator saved with checkpoint `path`; False if it holds none."""
+    if not any(key.startswith(INPUT_STATE + "/") for key, _ in tf.train.list_variables(path)):
+        return False
+    tf.train.Checkpoint(**{INPUT_STATE: iterator}).read(path).expect_partial()
+    return True

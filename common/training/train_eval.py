@@ -1,0 +1,108 @@
+"""`train_and_evaluate` with TrainSpec and (one or more) EvalSpecs.
+
+As in tf.estimator's local mode: training runs to max_steps; after a
+checkpoint is saved, every EvalSpec is evaluated if at least its
+throttle_secs have passed since its last evaluation; a final evaluation
+follows the last step. After each evaluation the spec's exporters run
+(common.exporters), told whether it is the final one.
+"""
+
+import dataclasses
+from typing import Callable, Optional, Sequence
+
+from absl import logging
+
+from common.hooks.protocol import Hook
+from common.training import evaluations, evaluator
+
+
+@dataclasses.dataclass
+class TrainSpec:
+    input_fn: Callable
+    max_steps: Optional[int] = None
+    hooks: Sequence[Hook] = ()
+
+    def __post_init__(self):
+        if self.max_steps is not None and self.max_steps <= 0:
+            raise ValueError(f"TrainSpec: max_steps must be > 0, got {self.max_steps}")
+
+
+@dataclasses.dataclass
+class EvalSpec:
+    """What to evaluate and how often. start_delay_secs is for a separate
+    evaluator task; train_and_evaluate on one host ignores it, as tf.estimator's did."""
+
+    input_fn: Callable
+    steps: Optional[int] = 100
+    name: Optional[str] = None
+    hooks: Sequence[Hook] = ()
+    exporters: Sequence = ()
+    throttle_secs: float = 600
+    start_delay_secs: float = 120
+
+    def __post_init__(self):
+        if self.steps is not None and self.steps <= 0:
+            raise ValueError(f"EvalSpec: steps must be > 0 or None, got {self.steps}")
+        if self.exporters is None:
+            self.exporters = ()
+        elif not isinstance(self.exporters, (list, tuple)):
+            self.exporters = (self.exporters,)
+        for exporter in self.exporters:
+            if not hasattr(exporter, "export") or not hasattr(exporter, "name"):
+                raise TypeError(f"EvalSpec: exporters must be common.exporters.Exporter objects, got {exporter!r}")
+        for name in ("throttle_secs", "start_delay_secs"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"EvalSpec: {name} must be >= 0, got {getattr(self, name)}")
+
+    @property
+    def key(self):
+        return self.name or "eval"
+
+
+def train_on(estimator, train_spec, saving_listeners=None):
+    """Trains `estimator` as train_spec says (its input_fn, hooks and max_steps)."""
+    return estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=train_spec.max_steps,
+                           saving_listeners=saving_listeners)
+
+
+def train_and_evaluate(estimator, train_spec, eval_spec):
+    """Trains and evaluates; returns (final metrics, export paths), as tf.estimator
+    did: for one EvalSpec its metrics dict and the paths its exporters wrote after
+    the final evaluation; for a list, both keyed by spec name. (None, None) on a
+    non-chief host of a cluster. On the evaluator task (TF_CONFIG, or the
+    mains' --mode=evaluate_continuously) it trains nothing and evaluates the
+    chief's checkpoints as they appear (common.evaluator).
+
+    eval_spec may be one EvalSpec or a list of them with distinct names;
+    each writes its summaries to model_dir/eval_<name> (model_dir/eval when
+    unnamed).
+    """
+    eval_specs = list(eval_spec) if isinstance(eval_spec, (list, tuple)) else [eval_spec]
+    keys = [spec.key for spec in eval_specs]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"EvalSpecs need distinct names, got {keys}")
+    exporter_names = [exporter.name for spec in eval_specs for exporter in spec.exporters]
+    if len(set(exporter_names)) != len(exporter_names):
+        raise ValueError(f"exporters need distinct names (each writes to model_dir/export/<name>), "
+                         f"got {exporter_names}")
+    if estimator.is_evaluator:
+        if len(eval_specs) != 1:
+            raise ValueError("the evaluator task evaluates one EvalSpec")
+        return evaluator.run_evaluator(estimator, train_spec, eval_specs[0])
+    listener = evaluations.Evaluations(eval_specs, train_spec.max_steps)
+    if not estimator.is_chief:  # across hosts, the chief alone evaluates
+        train_on(estimator, train_spec)
+        return None, None
+    train_on(estimator, train_spec, saving_listeners=[listener])
+    latest = estimator.latest_checkpoint()
+    final_step = int(estimator.get_variable_value("global_step")) if latest else None
+    for spec in eval_specs:
+        if listener.last_step.get(spec.key) != final_step:
+            listener.evaluate(estimator, final_step, spec, final=True)
+        elif spec.key not in listener.final_exported:  # evaluated at the last save, before training ended
+            listener.export(estimator, spec, final=True)
+    for key, metrics in listener.results.items():
+        logging.info("Final evaluation %s: %s", key, metrics)
+    if isinstance(eval_spec, (list, tuple)):
+        return dict(listener.results), dict(listener.exports)
+    return listener.results[eval_specs[0].key], listener.exports[eval_specs[0].key]

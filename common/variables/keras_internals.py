@@ -1,0 +1,50 @@
+"""The one place Keras 3's private state is read or set.
+
+Keras's public API has no way to (a) give layers default names that do not
+depend on what was built before in the process (short of clear_session,
+which drops everything), (b) see the name-scope stack a variable is created
+under (the path it will get, and whether a metric is creating it), (c) make
+a variable inside a StatelessScope without its being deferred, or (d) drop
+the deferred variables a StatelessScope leaves waiting for initialization.
+Each is done here, on keras.src.backend.common.global_state, so a Keras
+that moves it breaks this module only.
+"""
+
+import collections
+import contextlib
+
+from keras.src.backend.common import global_state
+
+
+@contextlib.contextmanager
+def fresh_object_names():
+    """Layers made inside get default names as in a new process ("dense", not "dense_7")."""
+    saved = global_state.get_global_attribute("object_name_uids")
+    global_state.set_global_attribute("object_name_uids", collections.defaultdict(int))
+    try:
+        yield
+    finally:
+        global_state.set_global_attribute("object_name_uids", saved)
+
+
+def name_scope_stack():
+    """The Keras name scopes open now, outermost first (each has .name, .caller, .override_parent)."""
+    return global_state.get_global_attribute("name_scope_stack") or []
+
+
+@contextlib.contextmanager
+def outside_stateless_scope():
+    """Variables made inside are made now, not deferred by an enclosing StatelessScope."""
+    stateless = global_state.get_global_attribute("stateless_scope")
+    global_state.set_global_attribute("stateless_scope", None)
+    try:
+        yield
+    finally:
+        global_state.set_global_attribute("stateless_scope", stateless)
+
+
+def forget_uninitialized(variables):
+    """Drops `variables` from the deferred variables Keras waits to initialize."""
+    made = {id(v) for v in variables}
+    waiting = global_state.get_global_attribute("uninitialized_variables") or []
+    global_state.set_global_attribute("uninitialized_variables", [v for v in waiting if id(v) not in made])

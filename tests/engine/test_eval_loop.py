@@ -1,0 +1,65 @@
+"""The outer evaluation loop alone: totals summed over calls, steps honoured, the loss a mean of batch means."""
+
+import os
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from common import hooks
+from common.engine import eval_loop
+from common.engine.loops import LoopResult
+from common.spec import metrics
+from common.state import summaries
+
+
+def batches_of(losses, correct):
+    """run_batches over per-batch (mean loss, examples, correct) data, in calls of `count` batches."""
+    position = [0]
+
+    def run_batches(count):
+        chunk = list(zip(losses, correct))[position[0]:position[0] + count]
+        position[0] += len(chunk)
+        totals = {"count": sum(len(c) for _, c in chunk), "batch_loss_sum": sum(loss for loss, _ in chunk),
+                  "batches": len(chunk), "accuracy/sum": sum(sum(c) for _, c in chunk),
+                  "accuracy/weight": sum(len(c) for _, c in chunk)}
+        exhausted = position[0] >= len(losses)
+        return LoopResult(len(chunk), exhausted, {k: tf.constant(v, tf.float64) for k, v in totals.items()})
+
+    return run_batches
+
+
+def test_totals_add_up_over_calls_and_the_loss_is_the_mean_of_the_batch_losses():
+    """As tf.estimator's loss metric: a short last batch weighs as much as a full one (metrics are per example)."""
+    losses, correct = [1.0, 2.0, 4.0], [[1, 0, 1, 1], [1, 1, 0, 0], [0]]  # the last batch has one example
+    totals = eval_loop.run(batches_of(losses, correct), [], hooks.RunContext("/x", ("loss",)), None, 2)
+    accuracy = metrics.accuracy(tf.constant([0]), tf.constant([0]))  # its result reads sum / weight
+    results = eval_loop.results(totals, {"accuracy": accuracy.result})
+    assert results["accuracy"] == pytest.approx(5 / 9)
+    assert results["loss"] == pytest.approx((1.0 + 2.0 + 4.0) / 3)
+
+
+def test_steps_stop_the_evaluation_and_hooks_see_the_running_loss():
+    seen = []
+
+    class Watch(hooks.Hook):
+        def after_step(self, step, values, context):
+            seen.append((step, float(values["loss"])))
+
+    totals = eval_loop.run(batches_of([1.0, 3.0, 5.0], [[1, 1]] * 3), [Watch()], hooks.RunContext("/x", ("loss",)),
+                           steps=2, steps_per_loop=1)
+    assert totals["count"] == 4
+    assert seen == [(1, 1.0), (2, 2.0)]
+
+
+def test_an_input_without_data_is_an_error():
+    with pytest.raises(ValueError, match="evaluate: input_fn yielded no data"):
+        eval_loop.run(batches_of([], []), [], hooks.RunContext("/x", ("loss",)), None, 10)
+
+
+def test_write_results_puts_named_evaluations_in_their_own_folder(tmp_path):
+    eval_loop.write_results(str(tmp_path), "validation", {"accuracy": 0.75, "loss": 0.5, "global_step": 30})
+    assert os.path.isdir(tmp_path / "eval_validation")
+    scalars = summaries.read_scalars(str(tmp_path / "eval_validation"))
+    assert scalars == {"accuracy": [(30, 0.75)], "loss": [(30, 0.5)]}
+    np.testing.assert_equal(summaries.read_scalars(str(tmp_path / "eval")), {})

@@ -1,0 +1,57 @@
+"""The compiled loops: several steps per call, stopping at the input's end and after a non-finite loss."""
+
+import numpy as np
+import tensorflow as tf
+
+from common.engine import loops
+
+
+def counting_step(total):
+    """A train step that adds each batch to `total` and reports loss = 1 / batch."""
+
+    def step(batch):
+        total.assign_add(batch)
+        return {"loss": 1.0 / tf.cast(batch, tf.float32), "batch": tf.cast(batch, tf.float32)}
+
+    return step
+
+
+def test_train_loop_runs_the_asked_steps_and_returns_the_last_values():
+    total = tf.Variable(0, dtype=tf.int64)
+    loop = loops.make_train_loop(counting_step(total), ("loss", "batch"))
+    iterator = iter(tf.data.Dataset.range(1, 100, output_type=tf.int64))
+    ran, exhausted, values = loop(iterator, tf.constant(3))
+    assert int(ran) == 3 and not bool(exhausted) and int(total.numpy()) == 1 + 2 + 3
+    assert float(values["batch"]) == 3.0
+    ran, _, values = loop(iterator, tf.constant(2))  # a new count does not retrace, the iterator goes on
+    assert int(ran) == 2 and float(values["batch"]) == 5.0
+    assert loop.function.experimental_get_tracing_count() == 1
+
+
+def test_train_loop_stops_at_the_end_of_the_input():
+    total = tf.Variable(0, dtype=tf.int64)
+    loop = loops.make_train_loop(counting_step(total), ("loss", "batch"))
+    ran, exhausted, values = loop(iter(tf.data.Dataset.range(1, 5, output_type=tf.int64)), tf.constant(10))
+    assert int(ran) == 4 and bool(exhausted) and float(values["batch"]) == 4.0
+
+
+def test_train_loop_stops_right_after_a_step_whose_loss_is_not_finite():
+    total = tf.Variable(0, dtype=tf.int64)
+    loop = loops.make_train_loop(counting_step(total), ("loss", "batch"))
+    data = tf.data.Dataset.from_tensor_slices(np.array([2, 1, 0, 5, 6], np.int64))  # batch 0: loss = inf
+    ran, exhausted, values = loop(iter(data), tf.constant(5))
+    assert int(ran) == 3 and not bool(exhausted)
+    assert np.isinf(values["loss"].numpy()) and int(total.numpy()) == 3
+
+
+def test_eval_loop_sums_totals_and_a_negative_count_runs_to_the_end():
+    def step(batch):
+        return {"sum": tf.cast(batch, tf.float64), "count": tf.constant(1.0, tf.float64)}
+
+    loop = loops.make_eval_loop(step, ("sum", "count"))
+    ran, exhausted, totals = loop(iter(tf.data.Dataset.range(10)), tf.constant(4))
+    assert int(ran) == 4 and not bool(exhausted) and totals["sum"].numpy() == 0 + 1 + 2 + 3
+    ran, exhausted, totals = loop(iter(tf.data.Dataset.range(10)), tf.constant(-1))
+    assert int(ran) == 10 and bool(exhausted)
+    assert totals["sum"].numpy() == 45 and totals["count"].numpy() == 10
+    assert totals["sum"].dtype == tf.float64

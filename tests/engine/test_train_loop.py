@@ -1,0 +1,98 @@
+"""The outer train loop alone: calls cut where hooks fire, stop rules as hooks, the input running out."""
+
+import numpy as np
+import tensorflow as tf
+
+from common import hooks
+from common.engine import train_loop
+from common.engine.loops import LoopResult
+
+
+class FakeSteps:
+    """run_steps for the loop: `available` steps of input, loss = 1 / global step."""
+
+    def __init__(self, available=None):
+        self.step = 0
+        self.available = available
+        self.calls = []
+        self.wanted = []
+
+    def __call__(self, count, wanted):
+        self.wanted.append(set(wanted))
+        ran = count if self.available is None else min(count, self.available - self.step)
+        self.calls.append(count)
+        self.step += ran
+        exhausted = self.available is not None and self.step >= self.available
+        values = {"loss": tf.constant(1.0 / max(self.step, 1)), "learning_rate": tf.constant(0.1)}
+        return LoopResult(ran, exhausted, values)
+
+
+class Recorder(hooks.Hook):
+    def __init__(self, wants=(), every=None):
+        self.wants, self.every = tuple(wants), every
+        self.seen, self.events = [], []
+
+    def begin(self, context):
+        self.events.append("begin")
+
+    def steps_to_trigger(self, step):
+        return self.every - step % self.every if self.every else None
+
+    def before_step(self, step):
+        return self.wants
+
+    def after_step(self, step, values, context):
+        self.seen.append((step, dict(values)))
+
+    def end(self, step, context):
+        self.events.append(("end", step))
+
+
+def run(fake, hook_list, steps_per_loop=10, start=0):
+    context = hooks.RunContext("/nonexistent", ("loss", "learning_rate", "global_step"), start_step=start)
+    fake.step = start
+    return train_loop.run(fake, lambda: fake.step, hook_list, context, steps_per_loop)
+
+
+def test_max_steps_is_a_stop_hook_and_calls_are_cut_where_a_hook_fires():
+    fake, recorder = FakeSteps(), Recorder(wants=("loss", "global_step"), every=4)
+    final_loss = run(fake, [hooks.StopAtStepHook(last_step=10), recorder], steps_per_loop=10)
+    assert fake.calls == [4, 4, 2]  # cut at 4 and 8 for the recorder, at 10 by the stop hook
+    assert fake.wanted == [{"loss"}] * 3  # the global step is read outside the steps
+    assert [step for step, _ in recorder.seen] == [4, 8, 10]
+    assert recorder.events == ["begin", ("end", 10)]
+    np.testing.assert_allclose(final_loss, 0.1)
+
+
+def test_steps_count_from_the_start_step_and_hooks_get_only_what_they_asked_for():
+    fake, recorder = FakeSteps(), Recorder(wants=("learning_rate",))
+    run(fake, [hooks.StopAtStepHook(num_steps=5), recorder], steps_per_loop=3, start=20)
+    assert fake.calls == [3, 2] and fake.step == 25
+    assert recorder.seen[-1][0] == 25
+    assert set(recorder.seen[-1][1]) == {"learning_rate", "global_step"}
+    np.testing.assert_allclose(recorder.seen[-1][1]["learning_rate"], 0.1)
+
+
+def test_the_loop_ends_when_the_input_runs_out_and_still_ends_the_hooks():
+    fake, recorder = FakeSteps(available=7), Recorder()
+    final_loss = run(fake, [recorder], steps_per_loop=5)
+    assert fake.calls == [5, 5] and fake.step == 7
+    assert recorder.events == ["begin", ("end", 7)]
+    np.testing.assert_allclose(final_loss, 1 / 7)
+
+
+def test_no_step_run_returns_none():
+    fake, recorder = FakeSteps(available=0), Recorder()
+    assert run(fake, [recorder]) is None
+    assert recorder.seen == [] and recorder.events == ["begin", ("end", 0)]
+
+
+def test_a_hook_that_requests_a_stop_ends_the_loop_after_that_call():
+    class StopAt6(hooks.Hook):
+        def after_step(self, step, values, context):
+            if step >= 6:
+                context.request_stop()
+
+    fake = FakeSteps()
+    run(fake, [StopAt6()], steps_per_loop=3)
+    assert fake.calls == [3, 3] and fake.step == 6

@@ -1,0 +1,44 @@
+"""RunConfig: tf.estimator's settings and defaults, checked when made; replace() as tf.estimator had it."""
+
+import pytest
+import tensorflow as tf
+
+import common
+from common.devices.plan import DevicePlan
+
+
+def test_run_config_replace_of_one_checkpoint_period_clears_the_other():
+    config = common.RunConfig()
+    assert config.save_checkpoints_secs == 600
+    replaced = config.replace(save_checkpoints_steps=100)
+    assert (replaced.save_checkpoints_steps, replaced.save_checkpoints_secs) == (100, None)
+    assert replaced.replace(save_checkpoints_secs=30).save_checkpoints_steps is None
+
+
+def test_defaults_are_tf_estimators_and_one_cpu_tower():
+    config = common.RunConfig()
+    assert (config.save_summary_steps, config.keep_checkpoint_max, config.log_step_count_steps) == (100, 5, 100)
+    assert config.save_checkpoints_steps is None and config.steps_per_loop == 1
+    assert config.device_plan == DevicePlan.single_cpu() and not config.batch_per_replica
+    assert config.cluster.num_workers == 1 and config.cluster.is_chief
+    neither = common.RunConfig(save_checkpoints_steps=None, save_checkpoints_secs=None)
+    assert (neither.save_checkpoints_steps, neither.save_checkpoints_secs) == (None, None)
+
+
+@pytest.mark.parametrize("settings, message", [
+    (dict(save_checkpoints_steps=10, save_checkpoints_secs=60), "give save_checkpoints_steps or save_checkpoints_secs"),
+    (dict(save_checkpoints_steps=0), "save_checkpoints_steps must be > 0, got 0"),
+    (dict(save_summary_steps=-1), "save_summary_steps must be >= 0 or None, got -1"),
+    (dict(steps_per_loop=0), "steps_per_loop must be >= 1, got 0"),
+])
+def test_bad_settings_are_refused_naming_them(settings, message):
+    with pytest.raises(ValueError, match=message):
+        common.RunConfig(**settings)
+
+
+def test_a_strategy_becomes_the_plan_and_a_plan_beside_it_is_refused():
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    config = common.RunConfig(train_distribute=strategy)
+    assert config.device_plan.tower_devices == ("/cpu:0", "/cpu:1") and config.batch_per_replica
+    with pytest.raises(ValueError, match="give device_plan or train_distribute/eval_distribute, not both"):
+        common.RunConfig(train_distribute=strategy, device_plan=DevicePlan(("/cpu:0",)))

@@ -1,0 +1,28 @@
+"""What one train() call assembles: tf.estimator's default hooks from the RunConfig, in its order, and a
+CheckpointSaverHook of another directory refused."""
+
+import pytest
+
+import common
+from common import hooks
+from common.estimator.training_run import default_hooks
+from tests import models
+
+
+def test_the_default_hooks_follow_the_run_config():
+    config = common.RunConfig(log_step_count_steps=10, save_summary_steps=5)
+    kinds = [type(h) for h in default_hooks(config, steps=None, max_steps=100, batch_size=32)]
+    assert kinds == [hooks.StopAtStepHook, hooks.NanTensorHook, hooks.LoggingTensorHook, hooks.StepCounterHook,
+                     hooks.ProgressHook, hooks.SummarySaverHook]
+    quiet = common.RunConfig(log_step_count_steps=None, save_summary_steps=0)
+    assert [type(h) for h in default_hooks(quiet, steps=None, max_steps=None, batch_size=None)] == \
+        [hooks.NanTensorHook]
+
+
+def test_a_checkpoint_saver_of_another_directory_is_refused_before_writing(tmp_path):
+    features, labels = models.blobs(32)
+    est = common.Estimator(models.classifier_fn, str(tmp_path / "model"), params={"hidden": 4})
+    saver = hooks.CheckpointSaverHook(checkpoint_dir=str(tmp_path / "elsewhere"), save_steps=1)
+    with pytest.raises(ValueError, match="checkpoints go to the estimator's model_dir"):
+        est.train(models.train_input(features, labels, 16), steps=1, hooks=[saver])
+    assert not (tmp_path / "elsewhere").exists()

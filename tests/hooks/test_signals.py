@@ -1,0 +1,40 @@
+"""Stop signals: SIGTERM in training saves the current step and exits 143; outside training a
+signal ends the program with one line and 128 + signal, the model dir whole."""
+
+import os
+import signal
+
+import pytest
+import tensorflow as tf
+
+from tests.job_runs import checkpoint_steps, run_job, start_job
+
+
+@pytest.mark.parametrize("stage, stop_signal, status", [("evaluate", "SIGTERM", 143), ("export", "SIGINT", 130)])
+def test_a_signal_during_evaluation_or_export_ends_with_one_line_and_its_status(tmp_path, stage, stop_signal, status):
+    model_dir = tmp_path / "model"
+    code, _, err = run_job(model_dir, "--train_steps=3", "--hidden=8", f"--stop_during={stage}",
+                           f"--stop_signal={stop_signal}")
+    assert code == status, err[-2000:]
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert f"Stopped by {stop_signal} outside the train loop; the model dir keeps its checkpoints" in err
+    assert checkpoint_steps(model_dir)[-1] == 3
+    assert not (model_dir / "export").exists() or not os.listdir(model_dir / "export")
+
+
+def test_sigterm_saves_the_current_step_and_exits_143(tmp_path):
+    process = start_job(tmp_path, "--train_steps=100000")
+    seen = 0
+    for line in process.stderr:
+        if "Saving checkpoints for" in line:
+            seen += 1
+            if seen == 3:
+                process.send_signal(signal.SIGTERM)
+                break
+    err = process.stderr.read()
+    assert process.wait(timeout=120) == 143
+    assert "Stopped by SIGTERM at global step" in err
+    step = int(err.split("Stopped by SIGTERM at global step ")[1].split(";")[0])
+    latest = tf.train.latest_checkpoint(str(tmp_path))
+    assert latest.endswith(f"model.ckpt-{step}")
+    assert int(tf.train.load_checkpoint(latest).get_tensor("vars/global_step/.ATTRIBUTES/VARIABLE_VALUE")) == step

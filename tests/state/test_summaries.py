@@ -1,0 +1,58 @@
+"""Event files as tf.estimator wrote them: simple_value scalars, a string tensor, and the HParams
+plugin's session start (decoded here with its message types rebuilt from tensorboard's plugin_data.proto)."""
+
+import numpy as np
+import tensorflow as tf
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, struct_pb2
+from tensorflow.core.util import event_pb2
+
+from common.state import summaries
+
+
+def _plugin_data_class():
+    """tensorboard.hparams.HParamsPluginData (session_start_info only), from the .proto's field numbers."""
+    pool = descriptor_pool.DescriptorPool()
+    pool.AddSerializedFile(struct_pb2.DESCRIPTOR.serialized_pb)
+    proto = descriptor_pb2.FileDescriptorProto(name="plugin_data.proto", package="tensorboard.hparams",
+                                               syntax="proto3", dependency=["google/protobuf/struct.proto"])
+    start = proto.message_type.add(name="SessionStartInfo")
+    entry = start.nested_type.add(name="HparamsEntry", options=descriptor_pb2.MessageOptions(map_entry=True))
+    entry.field.add(name="key", number=1, type=9, label=1)
+    entry.field.add(name="value", number=2, type=11, label=1, type_name=".google.protobuf.Value")
+    start.field.add(name="hparams", number=1, type=11, label=3,
+                    type_name=".tensorboard.hparams.SessionStartInfo.HparamsEntry")
+    start.field.add(name="start_time_secs", number=5, type=1, label=1)
+    data = proto.message_type.add(name="HParamsPluginData")
+    data.field.add(name="version", number=1, type=5, label=1)
+    data.field.add(name="session_start_info", number=3, type=11, label=1,
+                   type_name=".tensorboard.hparams.SessionStartInfo")
+    pool.Add(proto)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("tensorboard.hparams.HParamsPluginData"))
+
+
+def _values(event_dir):
+    found = []
+    for path in tf.io.gfile.glob(f"{event_dir}/events.out.tfevents.*"):
+        for record in tf.data.TFRecordDataset(path):
+            found += [(event_pb2.Event.FromString(record.numpy()).step, v)
+                      for v in event_pb2.Event.FromString(record.numpy()).summary.value]
+    return found
+
+
+def test_hparams_are_the_plugins_session_start_and_scalars_are_simple_values(tmp_path):
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    summaries.write_hparams(writer, {"learning_rate": 0.003, "optimizer": "adam", "train_steps": 2000,
+                                     "sync": False}, start_time_secs=1234.5)
+    summaries.write_scalars(writer, 7, {"loss": 0.25})
+    summaries.write_text(writer, 7, "checkpoint_path", "/m/model.ckpt-7")
+    writer.close()
+    (_, hparams), (step, loss), (_, text) = _values(str(tmp_path))
+    assert hparams.tag == "_hparams_/session_start_info" and hparams.metadata.plugin_data.plugin_name == "hparams"
+    data = _plugin_data_class().FromString(hparams.metadata.plugin_data.content)
+    assert data.version == 0 and data.session_start_info.start_time_secs == 1234.5
+    values = {key: value for key, value in data.session_start_info.hparams.items()}
+    assert values["learning_rate"].number_value == 0.003 and values["train_steps"].number_value == 2000
+    assert values["optimizer"].string_value == "adam" and values["sync"].WhichOneof("kind") == "bool_value"
+    assert (step, loss.tag, loss.WhichOneof("value"), loss.simple_value) == (7, "loss", "simple_value", 0.25)
+    assert tf.make_ndarray(text.tensor) == np.array(b"/m/model.ckpt-7", dtype=object)
+    assert summaries.read_scalars(str(tmp_path))["loss"] == [(7, 0.25)]

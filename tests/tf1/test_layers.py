@@ -1,0 +1,59 @@
+"""TF1 layers inside model_fn: TF1 defaults, shared over towers and modes; sharing within a call
+refused; fed by feature columns."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import common
+import common.hooks
+from common.tf1 import layers
+from common.tf1 import train as tf1_train
+from tests import models
+
+RNG = np.random.RandomState(7)
+
+
+def test_tf1_batch_normalization_keeps_tf1_defaults(tmp_path):
+    def bn_fn(features, labels, mode):
+        normalized = layers.batch_normalization(features, training=mode == common.ModeKeys.TRAIN)
+        loss = tf.reduce_mean(tf.square(layers.dense(normalized, 1, kernel_initializer="zeros") - labels))
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.0).minimize(loss))
+
+    x = RNG.randn(32, 3).astype(np.float32) * 2 + 5
+    est = common.Estimator(bn_fn, str(tmp_path))
+    est.train(lambda: tf.data.Dataset.from_tensors((x, np.zeros((32, 1), np.float32))).repeat(), steps=1)
+    moving_mean = est.get_variable_value("model_fn/batch_normalization/moving_mean")
+    np.testing.assert_allclose(moving_mean, 0.01 * x.mean(axis=0), rtol=1e-5)  # TF1's momentum: 0.99
+
+
+def test_sharing_a_tf1_layer_within_one_call_is_refused_by_name():
+    with pytest.raises(NotImplementedError, match=r"\(layer 'tower'\): reuse=True within one call"):
+        layers.dense(tf.zeros([1, 2]), 3, name="tower", reuse=True)
+    tf.compat.v1.get_variable_scope().reuse_variables()  # the root scope's flag (set by whatever ran first)
+    layers.dense(tf.zeros([1, 2]), 3, name="root")  # does not count
+    with tf.compat.v1.variable_scope("shared", reuse=tf.compat.v1.AUTO_REUSE):
+        with pytest.raises(NotImplementedError, match=r"\(layer 'tower'\): a variable_scope with reuse=.*"
+                                                      r"would get weights of its own"):
+            layers.dense(tf.zeros([1, 2]), 3, name="tower")
+
+
+def test_numeric_feature_columns_feed_a_model_on_two_towers(tmp_path):
+    columns = [tf.feature_column.numeric_column("a", shape=(2,)), tf.feature_column.numeric_column("b", shape=(2,))]
+
+    def columns_fn(features, labels, mode):
+        net = tf.compat.v1.feature_column.input_layer(features, columns)
+        logits = layers.dense(layers.dense(net, 8, activation=tf.nn.relu), 3)
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.AdamOptimizer(0.05).minimize(loss))
+
+    features, labels = models.blobs(128)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"a": features[:, :2], "b": features[:, 2:]}, labels)).batch(32)
+
+    est = common.Estimator(columns_fn, str(tmp_path), config=common.RunConfig(device_plan=models.plan(2, "GPU")))
+    before = est.evaluate(input_fn)["loss"]
+    est.train(lambda: input_fn().repeat(), steps=30)
+    assert est.evaluate(input_fn)["loss"] < before / 3

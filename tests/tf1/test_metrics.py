@@ -1,0 +1,78 @@
+"""TF1 (value, update_op) metrics in model_fn stream over towers and batches with TF1 arithmetic."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import common
+import common.hooks
+from common.state import checkpoints
+from common.tf1 import layers, metrics
+from common.tf1 import train as tf1_train
+from tests import models
+
+RNG = np.random.RandomState(7)
+IMAGES = RNG.rand(96, 6, 6, 1).astype(np.float32)
+LABELS = RNG.randint(0, 2, 96).astype(np.int64)
+IMAGES[LABELS == 1, 1:4, 1:4, 0] += 0.8
+
+
+def tf1_fn(features, labels, mode):
+    training = mode == common.ModeKeys.TRAIN
+    net = layers.conv2d(features, 4, 3, activation=tf.nn.relu)
+    net = layers.batch_normalization(net, momentum=0.5, training=training)
+    net = layers.max_pooling2d(net, 2, 2)
+    net = layers.dropout(layers.flatten(net), rate=0.25, training=training)
+    logits = layers.dense(net, 2, name="logits")
+    probabilities = tf.nn.softmax(logits)
+    classes = tf.argmax(logits, axis=1)
+    if mode == common.ModeKeys.PREDICT:
+        return common.EstimatorSpec(mode, predictions={"classes": classes, "probabilities": probabilities})
+    loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+    positive = tf.equal(labels, 1)
+    eval_metric_ops = {
+        "accuracy": metrics.accuracy(labels, classes),
+        "precision": metrics.precision(positive, tf.equal(classes, 1)),
+        "recall": metrics.recall(positive, tf.equal(classes, 1)),
+        "auc": metrics.auc(positive, probabilities[:, 1]),
+        "mse": metrics.mean_squared_error(tf.one_hot(labels, 2), probabilities),
+        "rmse": metrics.root_mean_squared_error(tf.one_hot(labels, 2), probabilities),
+        "mean_p1": metrics.mean(probabilities[:, 1], weights=tf.cast(positive, tf.float32)),
+    }
+    train_op = tf1_train.MomentumOptimizer(0.1, 0.9).minimize(loss, tf1_train.get_global_step())
+    return common.EstimatorSpec(mode, loss=loss, train_op=train_op, eval_metric_ops=eval_metric_ops)
+
+
+def input_fn(training, batch_size=16):
+    dataset = tf.data.Dataset.from_tensor_slices((IMAGES, LABELS))
+    return (dataset.repeat() if training else dataset).batch(batch_size)
+
+
+@pytest.mark.parametrize("strategy", ["CPU", "GPU"])
+def test_tf1_layers_and_metrics_train_and_stream_on_two_towers(tmp_path, strategy):
+    est = common.Estimator(tf1_fn, str(tmp_path), config=common.RunConfig(
+        tf_random_seed=3, save_checkpoints_steps=10, device_plan=models.plan(2, strategy)))
+    before = est.evaluate(lambda: input_fn(False, 20))["loss"]
+    est.train(lambda: input_fn(True), steps=20)
+    results = est.evaluate(lambda: input_fn(False, 20))  # the last batch of 16 splits 8 + 8
+    assert results["loss"] < before
+
+    predicted = list(est.predict(lambda: input_fn(False, 20)))
+    classes = np.array([p["classes"] for p in predicted])
+    p = np.stack([p["probabilities"] for p in predicted])
+    positive, said_positive = LABELS == 1, classes == 1
+    assert results["accuracy"] == pytest.approx(np.mean(classes == LABELS))
+    assert results["precision"] == pytest.approx((positive & said_positive).sum() / said_positive.sum())
+    assert results["recall"] == pytest.approx((positive & said_positive).sum() / positive.sum())
+    squared = (np.eye(2)[LABELS] - p) ** 2
+    assert results["mse"] == pytest.approx(squared.mean(), rel=1e-5)
+    assert results["rmse"] == pytest.approx(np.sqrt(squared.mean()), rel=1e-5)
+    assert results["mean_p1"] == pytest.approx(p[positive, 1].mean(), rel=1e-5)
+    auc = keras.metrics.AUC(num_thresholds=200)
+    auc.update_state(positive, p[:, 1])
+    assert results["auc"] == pytest.approx(float(auc.result()), abs=1e-6)
+
+    saved = checkpoints.variable_shapes(tf.train.latest_checkpoint(str(tmp_path)))
+    assert saved["model_fn/conv2d/kernel"] == [3, 3, 1, 4] and saved["model_fn/logits/kernel"] == [16, 2]
+    assert "model_fn/batch_normalization/moving_mean" in saved

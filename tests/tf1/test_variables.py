@@ -1,0 +1,42 @@
+"""trainable_variables() inside model_fn: the model variables, so a weight decay over them trains every tower."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import common
+from common.tf1 import layers as tf1_layers
+from common.tf1 import train as tf1_train
+from common.tf1 import variables as tf1_variables
+from tests import models
+
+RNG = np.random.RandomState(3)
+X = RNG.randn(8, 3).astype(np.float32)
+Y = RNG.randn(8, 1).astype(np.float32)
+
+
+@pytest.mark.parametrize("num_towers,jit_compile", [(1, False), (2, True)])
+def test_weight_decay_over_tf1_trainable_variables_reaches_every_variable(tmp_path, num_towers, jit_compile):
+    """tf.compat.v1.trainable_variables() (upgraded) lists the layers model_fn builds and its modules'
+    variables; with the decay as the only loss, gradient descent scales each by (1 - lr) a step."""
+    def decay_fn(features, labels, mode):
+        hidden = tf1_layers.dense(features, 2, kernel_initializer=tf.compat.v1.constant_initializer(1.5),
+                                  bias_initializer="ones")
+        head = common.get_module("head", lambda: keras.layers.Dense(1, kernel_initializer="ones", name="head"))
+        predictions = head(hidden)
+        decay = tf.add_n([tf.nn.l2_loss(v) for v in tf1_variables.trainable_variables()])
+        train_op = tf1_train.GradientDescentOptimizer(0.1).minimize(decay)
+        return common.EstimatorSpec(mode, loss=decay, train_op=train_op, predictions=predictions)
+
+    est = common.Estimator(decay_fn, str(tmp_path), config=common.RunConfig(
+        device_plan=models.plan(num_towers), jit_compile=jit_compile))
+    est.train(lambda: tf.data.Dataset.from_tensors((X, Y)).repeat(), steps=3)
+    values = {name: v for name, v in est.variable_values().items()
+              if name != "global_step" and not name.startswith("optimizer/")}
+    assert sorted(values) == ["head/head/bias", "head/head/kernel", "model_fn/dense/bias", "model_fn/dense/kernel"]
+    np.testing.assert_allclose(values["model_fn/dense/kernel"], np.full((3, 2), 1.5 * 0.9 ** 3), rtol=1e-6)
+    np.testing.assert_allclose(values["model_fn/dense/bias"], np.full(2, 0.9 ** 3), rtol=1e-6)
+    np.testing.assert_allclose(values["head/head/kernel"], np.full((2, 1), 0.9 ** 3), rtol=1e-6)
+    with pytest.raises(ValueError, match=r"trainable_variables\(scope='dense'\): variable scopes do not name"):
+        tf1_variables.trainable_variables(scope="dense")

@@ -1,0 +1,197 @@
+"""The upgrade rules on source texts: estimator, TF1 and Keras 2 names rewritten, the rest left as written."""
+
+import logging
+import textwrap
+
+from absl import logging as absl_logging
+
+import common
+from common.upgrade import rules as upgrade_rules
+
+
+def upgrade(source):
+    return upgrade_rules.upgrade_source(textwrap.dedent(source))
+
+
+def test_estimator_names_become_the_projects_and_the_rest_is_left_as_written():
+    new, changes = upgrade('''\
+        """Doc."""
+        import tensorflow as tf  # the framework
+
+
+        def model_fn(features, labels, mode):   # odd  spacing kept
+            if mode == tf.estimator.ModeKeys.PREDICT:
+                return tf.compat.v1.estimator.EstimatorSpec(mode, predictions=features)
+            return tf.estimator.EstimatorSpec(mode, loss=tf.reduce_sum(features),
+                                              train_op=tf.compat.v1.train.MomentumOptimizer(0.1, 0.9).minimize(
+                                                  tf.reduce_sum(features), tf.compat.v1.train.get_global_step()))
+
+
+        est = tf.estimator.Estimator(model_fn, config=tf.estimator.RunConfig(save_checkpoints_steps=5))
+        rx = tf.estimator.export.build_raw_serving_input_receiver_fn({"x": tf.compat.v1.placeholder(tf.float32)})
+        ''')
+    assert new == textwrap.dedent('''\
+        """Doc."""
+        import common
+        import common.tf1.train
+        import tensorflow as tf  # the framework
+
+
+        def model_fn(features, labels, mode):   # odd  spacing kept
+            if mode == common.ModeKeys.PREDICT:
+                return common.EstimatorSpec(mode, predictions=features)
+            return common.EstimatorSpec(mode, loss=tf.reduce_sum(features),
+                                              train_op=common.tf1.train.MomentumOptimizer(0.1, 0.9).minimize(
+                                                  tf.reduce_sum(features), common.get_global_step()))
+
+
+        est = common.Estimator(model_fn, config=common.RunConfig(save_checkpoints_steps=5))
+        rx = common.build_raw_serving_input_receiver_fn({"x": common.placeholder(tf.float32)})
+        ''')
+    assert not any(change.refused for change in changes)
+    assert [(c.line, c.message) for c in changes][:3] == [
+        (2, "added import common"), (2, "added import common.tf1.train"),
+        (6, "renamed tf.estimator.ModeKeys to common.ModeKeys")]
+
+
+def test_keras_2_spellings_become_keras_3s():
+    new, _ = upgrade('''\
+        import tensorflow as tf
+        loss = tf.keras.losses.MeanSquaredError(reduction=tf.keras.losses.Reduction.NONE)
+        mean = tf.keras.losses.Huber(reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE)
+        opt = tf.keras.optimizers.legacy.Adam(lr=0.01, beta_1=0.8)
+        sgd = tf.keras.optimizers.SGD(lr=0.1, decay=dict(lr=1)["lr"])
+        lr = 3
+        ''')
+    assert new.splitlines()[1:5] == [
+        'loss = tf.keras.losses.MeanSquaredError(reduction="none")',
+        'mean = tf.keras.losses.Huber(reduction="sum_over_batch_size")',
+        "opt = tf.keras.optimizers.Adam(learning_rate=0.01, beta_1=0.8)",
+        'sgd = tf.keras.optimizers.SGD(learning_rate=0.1, decay=dict(lr=1)["lr"])']
+    assert new.splitlines()[5] == "lr = 3"
+
+
+def test_graph_mode_switches_are_commented_out_and_unmappable_names_refused_by_line():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        tf.compat.v1.disable_eager_execution()
+        if True:
+            x = tf.compat.v1.disable_v2_behavior() or 1
+        y = tf.contrib.layers.flatten(x)
+        head = tf.estimator.DNNClassifier(hidden_units=[3])
+        sync = tf.compat.v1.train.SyncReplicasOptimizer(None, 2)
+        cols = [tf.feature_column.numeric_column("x")]
+        dense = tf.keras.layers.DenseFeatures(cols)
+        ''')
+    assert new.splitlines()[1] == ("# tf.compat.v1.disable_eager_execution()  "
+                                   "# removed by common.upgrade: this project runs TF2 eagerly")
+    refused = [(c.line, c.message.split(":")[0]) for c in changes if c.refused]
+    assert refused == [(4, "tf.compat.v1.disable_v2_behavior() must go"), (5, "tf.contrib.layers.flatten"),
+                       (6, "tf.estimator.DNNClassifier"), (7, "tf.compat.v1.train.SyncReplicasOptimizer"),
+                       (9, "tf.keras.layers.DenseFeatures")]  # feature columns themselves still run
+    assert "canned estimators are not supported" in next(c.message for c in changes if c.line == 6)
+
+
+def test_an_already_upgraded_file_is_left_as_it_is():
+    once, _ = upgrade('''\
+        import tensorflow as tf
+        est = tf.estimator.Estimator(None)
+        ''')
+    twice, changes = upgrade_rules.upgrade_source(once)
+    assert twice == once and changes == []
+
+
+def test_tf1_layers_and_metrics_become_common_tf1s_and_keras_metric_classes_stay():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        net = tf.compat.v1.layers.dense(tf.layers.flatten(x), 10)
+        ops = {"acc": tf.compat.v1.metrics.accuracy(y, p), "auc": tf.metrics.auc(y, p)}
+        keras_metric = tf.metrics.Accuracy()
+        odd = tf.compat.v1.layers.separable_conv2d(x, 3, 3)
+        ''')
+    assert new.splitlines()[:6] == [
+        "import common", "import common.tf1.layers", "import common.tf1.metrics", "import tensorflow as tf",
+        "net = common.tf1.layers.dense(common.tf1.layers.flatten(x), 10)",
+        'ops = {"acc": common.tf1.metrics.accuracy(y, p), "auc": common.tf1.metrics.auc(y, p)}']
+    assert new.splitlines()[6] == "keras_metric = tf.metrics.Accuracy()"
+    assert [c.line for c in changes if c.refused] == [5]
+
+
+def test_the_trainable_variables_and_regularization_losses_collections_become_the_models():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        loss += decay * tf.add_n([tf.nn.l2_loss(v) for v in tf.compat.v1.trainable_variables()])
+        old = tf.trainable_variables()
+        loss += tf.compat.v1.losses.get_regularization_loss()
+        update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
+        decay = tf.add_n(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.REGULARIZATION_LOSSES))
+        ''')
+    assert new.splitlines() == [
+        "import common", "import common.tf1.losses", "import common.tf1.variables", "import tensorflow as tf",
+        "loss += decay * tf.add_n([tf.nn.l2_loss(v) for v in common.tf1.variables.trainable_variables()])",
+        "old = common.tf1.variables.trainable_variables()",
+        "loss += common.tf1.losses.get_regularization_loss()",
+        "update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)",  # harmless: empty
+        "decay = tf.add_n(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.REGULARIZATION_LOSSES))"]
+    assert [(c.line, "common.tf1.losses.get_regularization_losses()" in c.message)
+            for c in changes if c.refused] == [(6, True)]
+
+
+def test_tf1_logging_verbosity_reaches_the_projects_log_lines():
+    new, _ = upgrade('''\
+        import tensorflow as tf
+        tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)
+        ''')
+    assert new.splitlines()[2] == "common.set_verbosity(tf.compat.v1.logging.INFO)"
+    before = absl_logging.get_verbosity()
+    try:
+        common.set_verbosity(logging.INFO)
+        assert absl_logging.get_verbosity() == absl_logging.INFO and absl_logging.level_info()
+        common.set_verbosity(logging.WARNING)
+        assert not absl_logging.level_info()
+    finally:
+        absl_logging.set_verbosity(before)
+
+
+def test_scalar_summaries_become_common_tf1_summary_and_others_are_refused():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        tf.compat.v1.summary.scalar("lr", lr)
+        tf.summary.scalar("loss", loss)
+        tf.compat.v1.summary.histogram("w", w)
+        ''')
+    assert new.splitlines()[3:5] == ['common.tf1.summary.scalar("lr", lr)', 'common.tf1.summary.scalar("loss", loss)']
+    assert [c.line for c in changes if c.refused] == [4]
+
+
+def test_session_run_hooks_become_common_tf1s():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        class Hook(tf.estimator.SessionRunHook):
+            def before_run(self, run_context):
+                return tf.estimator.SessionRunArgs(tf.compat.v1.train.get_global_step())
+        class Saver(tf.estimator.CheckpointSaverListener):
+            pass
+        ''')
+    assert "class Hook(common.tf1.session_run_hook.SessionRunHook):" in new
+    assert "return common.tf1.session_run_hook.SessionRunArgs(common.get_global_step())" in new
+    assert "class Saver(common.tf1.session_run_hook.CheckpointSaverListener):" in new
+    assert "import common.tf1.session_run_hook" in new and not any(c.refused for c in changes)
+
+
+def test_exporters_and_early_stopping_hooks_become_the_projects():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        best = tf.estimator.BestExporter(serving_input_receiver_fn=receiver, exports_to_keep=3)
+        stop = tf.estimator.experimental.stop_if_no_decrease_hook(estimator, "loss", 1000)
+        spec = tf.estimator.EvalSpec(input_fn, exporters=[best, tf.estimator.FinalExporter("final", receiver)])
+        odd = tf.estimator.experimental.InMemoryEvaluatorHook(estimator, input_fn)
+        clipped = tf.contrib.estimator.clip_gradients_by_norm(optimizer, 5.0)
+        ''')
+    assert new.splitlines()[:6] == [
+        "import common", "import common.early_stopping", "import tensorflow as tf",
+        "best = common.BestExporter(serving_input_receiver_fn=receiver, exports_to_keep=3)",
+        'stop = common.early_stopping.stop_if_no_decrease_hook(estimator, "loss", 1000)',
+        'spec = common.EvalSpec(input_fn, exporters=[best, common.FinalExporter("final", receiver)])']
+    assert [(c.line, "InMemoryEvaluatorHook" in c.message) for c in changes if c.refused] == [(5, True)]
+    assert new.splitlines()[7] == "clipped = common.clip_gradients_by_norm(optimizer, 5.0)"

@@ -1,0 +1,240 @@
+"""ModelRegistry: one set of modules and variables, created only while building, with stable names."""
+
+import keras
+import pytest
+import tensorflow as tf
+
+import common
+from common.state import checkpoints
+from common.variables.registry import ModelRegistry
+
+
+def two_layer_net():
+    return keras.Sequential([keras.layers.Dense(3), keras.layers.Dense(2, name="out")])
+
+
+def build(registry):
+    """A model_fn's first call: a Sequential and a bare Dense, called so their variables exist."""
+    with registry.model_fn_scope(building=True):
+        net = common.get_module("net", two_layer_net)
+        head = common.get_module("head", lambda: keras.layers.Dense(1))
+        head(net(tf.zeros([1, 4])))
+    return net, head
+
+
+EXPECTED_NAMES = [
+    "net/sequential/dense/kernel", "net/sequential/dense/bias",
+    "net/sequential/out/kernel", "net/sequential/out/bias",
+    "head/dense/kernel", "head/dense/bias",
+]
+
+
+def test_get_module_returns_the_same_object_on_every_call():
+    registry = ModelRegistry("/cpu:0")
+    calls = []
+
+    def factory():
+        calls.append(1)
+        return keras.layers.Dense(2)
+
+    with registry.model_fn_scope(building=True):
+        first = common.get_module("net", factory)
+        assert common.get_module("net", factory) is first
+    for building in (False, True):
+        with registry.model_fn_scope(building=building):
+            assert common.get_module("net", factory) is first
+    assert len(calls) == 1
+    assert list(registry.modules) == ["net"]
+
+
+def test_new_module_after_build_is_refused_by_name():
+    registry = ModelRegistry("/cpu:0")
+    build(registry)
+    with registry.model_fn_scope():
+        with pytest.raises(common.VariableCreationError, match="new module 'extra' after the model was built"):
+            common.get_module("extra", lambda: keras.layers.Dense(1))
+    assert list(registry.modules) == ["net", "head"]
+
+
+def test_a_variable_the_first_call_did_not_create_is_refused_by_name():
+    registry = ModelRegistry("/cpu:0")
+    net, _ = build(registry)
+    with registry.model_fn_scope():
+        net(tf.zeros([2, 4]))  # calling the built module creates nothing: allowed
+        with pytest.raises(common.VariableCreationError,
+                           match="created the model variable 'stray', which its first call did not create"):
+            tf.Variable(1.0, name="stray")
+        with pytest.raises(common.VariableCreationError, match="'dense/kernel'.*common.get_module"):
+            keras.layers.Dense(1)(tf.zeros([1, 4]))
+
+
+def test_new_variable_inside_a_trace_keeps_its_error_type():
+    registry = ModelRegistry("/cpu:0")
+    build(registry)
+
+    @tf.function
+    def model_fn():
+        with registry.model_fn_scope():
+            return tf.Variable(2.0, name="traced")
+
+    with pytest.raises(common.VariableCreationError, match="'traced'"):
+        model_fn.get_concrete_function()
+
+
+def test_variables_outside_any_scope_are_not_ruled():
+    registry = ModelRegistry("/cpu:0")
+    build(registry)
+    with registry.model_fn_scope():
+        pass
+    assert float(tf.Variable(3.0, name="free")) == 3.0
+
+
+@pytest.mark.parametrize("name", ["optimizer", "global_step", "model_fn", "", "a/b", None])
+def test_reserved_or_invalid_module_names_are_refused(name):
+    registry = ModelRegistry("/cpu:0")
+    with registry.model_fn_scope(building=True):
+        with pytest.raises(ValueError, match=r"reserved or invalid; names may not be optimizer, global_step, model_fn"):
+            common.get_module(name, lambda: keras.layers.Dense(1))
+    assert not registry.modules
+    assert set(checkpoints.RESERVED_MODULE_NAMES) == {"optimizer", "global_step", "model_fn"}
+
+
+def test_building_goes_through_the_placing_creator():
+    registry = ModelRegistry("/cpu:0")
+    placed = []
+
+    def placing_creator(next_creator, **kwargs):
+        placed.append(kwargs.get("name"))
+        with tf.device("/cpu:2"):
+            return next_creator(**kwargs)
+
+    with registry.model_fn_scope(building=True, placing_creator=placing_creator):
+        layer = common.get_module("head", lambda: keras.layers.Dense(1))
+        layer(tf.zeros([1, 2]))
+    assert placed == ["kernel", "bias"]
+    assert [t.variable.device.rsplit("/", 1)[-1] for t in registry.tracked_variables()] == ["device:CPU:2"] * 2
+
+
+def test_get_optimizer_builds_once_on_the_consolidation_device():
+    registry = ModelRegistry("/cpu:3")
+    build(registry)
+    made = []
+
+    def factory():
+        made.append(1)
+        return keras.optimizers.SGD(0.1, momentum=0.9)
+
+    with registry.model_fn_scope():  # not building: the optimizer's own variables are exempt
+        optimizer = common.get_optimizer(factory)
+        assert common.get_optimizer(factory) is optimizer
+    with registry.model_fn_scope(building=True):
+        assert common.get_optimizer(factory) is optimizer
+    assert made == [1]
+    assert registry.optimizer is optimizer
+    assert optimizer.iterations.value.device.endswith("device:CPU:3")
+    assert registry.global_step.device.endswith("device:CPU:3")
+    # The exemption ends with the factory: the model's rule holds again right after.
+    with registry.model_fn_scope():
+        with pytest.raises(common.VariableCreationError):
+            tf.Variable(0.0, name="late")
+
+
+def test_get_optimizer_made_inside_a_trace_lives_outside_it():
+    registry = ModelRegistry("/cpu:0")
+
+    @tf.function
+    def model_fn():
+        with registry.model_fn_scope(building=True):
+            return common.get_optimizer(lambda: keras.optimizers.SGD(0.1)).iterations + 1
+
+    assert int(model_fn()) == 1
+    assert int(registry.optimizer.iterations.numpy()) == 0  # a real variable, readable eagerly
+
+
+def test_tracked_variables_names_in_creation_order():
+    registry = ModelRegistry("/cpu:0")
+    net, head = build(registry)
+    tracked = registry.tracked_variables()
+    assert [t.name for t in tracked] == EXPECTED_NAMES
+    assert all(t.trainable for t in tracked)
+    assert all(isinstance(t.variable, tf.Variable) for t in tracked)
+    kernel = tracked[4]
+    assert kernel.keras_variable is head.kernel and kernel.api_variable is head.kernel
+    assert kernel.variable is head.kernel.value
+    assert tracked[0].variable.shape == (4, 3) and tracked[2].variable.shape == (3, 2)
+
+
+def test_tracked_variables_are_stable_across_registries_in_one_process():
+    """Checkpoint names must not depend on what else the process built ("dense_1", "sequential_2")."""
+    keras.layers.Dense(1)
+    before = keras.layers.Dense(1).name  # "dense_<k>", k >= 1: the process-wide counter is in use
+    names = []
+    for _ in range(2):
+        registry = ModelRegistry("/cpu:0")
+        build(registry)
+        names.append([t.name for t in registry.tracked_variables()])
+    assert names == [EXPECTED_NAMES, EXPECTED_NAMES]
+    # Outside get_module the process-wide counter goes on where it was.
+    after = keras.layers.Dense(1).name
+    assert int(after.rsplit("_", 1)[1]) == int(before.rsplit("_", 1)[1]) + 1
+
+
+def test_tracked_variables_marks_non_trainable_and_skips_shared_variables():
+    registry = ModelRegistry("/cpu:0")
+    with registry.model_fn_scope(building=True):
+        norm = common.get_module("bn", lambda: keras.layers.BatchNormalization())
+        norm(tf.zeros([2, 3]))
+        common.get_module("alias", lambda: norm)  # the same layer under a second name
+    tracked = registry.tracked_variables()
+    assert [(t.name, t.trainable) for t in tracked] == [
+        ("bn/batch_normalization/gamma", True), ("bn/batch_normalization/beta", True),
+        ("bn/batch_normalization/moving_mean", False), ("bn/batch_normalization/moving_variance", False)]
+
+
+def test_get_module_outside_a_model_fn_raises():
+    registry = ModelRegistry("/cpu:0")
+    with pytest.raises(RuntimeError, match="only work inside a model_fn"):
+        common.get_module("net", two_layer_net)
+    with pytest.raises(RuntimeError, match="only work inside a model_fn"):
+        common.get_global_step()
+    with registry.model_fn_scope(building=True):
+        common.get_module("net", two_layer_net)
+    with pytest.raises(RuntimeError, match="only work inside a model_fn"):
+        common.get_module("net", two_layer_net)  # the scope has ended
+    with pytest.raises(RuntimeError, match="only work inside a model_fn"):
+        common.get_optimizer(lambda: keras.optimizers.SGD(0.1))
+
+
+def test_get_global_step_is_the_registry_variable_or_the_value_given():
+    registry = ModelRegistry("/cpu:0")
+    assert registry.global_step.dtype == tf.int64 and not registry.global_step.trainable
+    assert int(registry.global_step.numpy()) == 0
+    with registry.model_fn_scope():
+        assert common.get_global_step() is registry.global_step
+    value = tf.constant(41, tf.int64)
+    with registry.model_fn_scope(global_step=value):
+        assert common.get_global_step() is value
+    # The value does not outlive its scope.
+    assert registry.global_step_for_model_fn() is registry.global_step
+    with registry.model_fn_scope():
+        assert common.get_global_step() is registry.global_step
+
+
+def test_each_scope_sees_its_own_registry():
+    outer, inner = ModelRegistry("/cpu:0"), ModelRegistry("/cpu:0")
+    with outer.model_fn_scope(building=True):
+        with inner.model_fn_scope():
+            assert common.get_global_step() is inner.global_step
+        assert common.get_global_step() is outer.global_step
+
+
+def test_a_nested_scope_gives_the_outer_scope_back_its_rules():
+    """The Estimator traces model_fn (a scope of its own) inside the scope of a loop call."""
+    registry = ModelRegistry("/cpu:0")
+    step = tf.constant(7, tf.int64)
+    with registry.model_fn_scope(building=True, global_step=step):
+        with registry.model_fn_scope():
+            assert common.get_global_step() is registry.global_step
+        assert common.get_global_step() is step
+        common.get_module("late", lambda: keras.layers.Dense(1))(tf.zeros([1, 2]))  # still building
+    assert [t.name for t in registry.tracked_variables()] == ["late/dense/kernel", "late/dense/bias"]
