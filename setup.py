@@ -7,7 +7,7 @@ build and the GPU build is asked for by name:
     pip install -e ".[tf]"     # plain tensorflow (macOS, Windows, or bring your own CUDA)
 """
 
-from setuptools import setup
+from setuptools import find_packages, setup
 
 TENSORFLOW = ">=2.16"
 
@@ -18,7 +18,7 @@ setup(
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
     python_requires=">=3.9",
-    packages=["common", "cifar10", "mnist", "dogcat"],
+    packages=find_packages(include=["common", "common.*", "cifar10", "mnist", "dogcat"]),
     package_data={"mnist": ["data/*.gz", "data/SHA256SUMS"]},
     install_requires=["numpy", "absl-py", "six"],
     extras_require={
