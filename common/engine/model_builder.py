@@ -11,7 +11,7 @@ stashed by the calls themselves.
 
 import dataclasses
 import inspect
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, NamedTuple, Optional, Tuple
 
 import keras
 import tensorflow as tf
@@ -21,9 +21,17 @@ from common.devices import placement
 from common.engine import inputs
 from common.engine.step import TrainVariables
 from common.spec import metrics
-from common.spec.model_fn import ModeKeys, call_with_wanted_args, check_spec
+from common.spec.model_fn import EstimatorSpec, ModeKeys, call_with_wanted_args, check_spec
 from common.state import checkpoints
+from common.variables.call_record import CallRecord
 from common.variables.registry import ModelRegistry
+
+
+class ModelFnOutputs(NamedTuple):
+    """One call of model_fn: its checked spec, and what it recorded (common.variables.call_record)."""
+
+    spec: EstimatorSpec
+    record: CallRecord
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,11 +46,18 @@ class ProbeInfo:
     keras_metrics: tuple  # Keras metric objects: their state is reset before each evaluation
     export_outputs: Optional[Dict[str, type]]  # signature key -> ExportOutput class (PREDICT)
     graph_tensors: frozenset  # names of the ops in model_fn's graph, which hooks may ask for by name
+    learning_rate: bool  # whether a train step can report the learning rate
+    summaries: bool  # whether model_fn wrote summaries other than scalars (images, histograms, ...)
+    scaffold: object  # the spec's Scaffold, or None
+    checkpoint_inits: tuple  # CheckpointInits: how a new model starts (init_from_checkpoint)
 
     @classmethod
-    def from_spec(cls, spec, mode, graph):
+    def from_outputs(cls, outputs, mode, graph):
+        spec, record = outputs
         hooks = {ModeKeys.TRAIN: spec.training_hooks, ModeKeys.EVAL: spec.evaluation_hooks,
                  ModeKeys.PREDICT: spec.prediction_hooks}[mode]
+        learning_rate = spec.learning_rate is not None or spec.optimizer is not None or any(
+            update.learning_rate is not None for update in record.updates[:1])
         return cls(
             scalars=tuple(spec.scalars),
             metric_results={name: metrics.result_fn(m) for name, m in spec.eval_metric_ops.items()},
@@ -53,11 +68,18 @@ class ProbeInfo:
             keras_metrics=tuple(m for m in map(metrics.stateful, spec.eval_metric_ops.values()) if m is not None),
             export_outputs=None if spec.export_outputs is None else {
                 key: type(output) for key, output in spec.export_outputs.items()},
-            graph_tensors=frozenset(op.name for op in graph.get_operations()))
+            graph_tensors=frozenset(op.name for op in graph.get_operations()),
+            learning_rate=learning_rate, summaries=bool(record.summaries), scaffold=spec.scaffold,
+            checkpoint_inits=tuple(record.checkpoint_inits))
 
     def reset_metrics(self):
         for metric in self.keras_metrics:
             metric.reset_state()
+
+
+def _step_view(device):
+    with tf.init_scope(), tf.device(device):
+        return tf.Variable(0, dtype=tf.int64, trainable=False, name="global_step")
 
 
 class ModelBuilder:
@@ -79,6 +101,9 @@ class ModelBuilder:
         self._probes = {}
         self.model_variables = []  # TrackedVariable, in creation order
         self.train_variables = None  # TrainVariables, after the TRAIN probe
+        # What a train tower's model_fn reads the global step from, one per tower device: set to the step before
+        # the tower runs, it absorbs what TF1 code writes to it (its train_op counted the steps: the framework does).
+        self.step_views = [_step_view(device) for device in self._plan.tower_devices]
 
     @property
     def built(self):
@@ -95,19 +120,32 @@ class ModelBuilder:
 
     def scope(self):
         """The registry's scope, for running code that may trace model_fn."""
-        return self.registry.model_fn_scope()
+        return self.registry.model_fn_scope(calling=False)
 
     def call(self, features, labels, mode, global_step=None, building=False):
-        """model_fn's checked spec for one tower; `building` allows (and places) new variables."""
+        """ModelFnOutputs of model_fn for one tower; `building` allows (and places) new variables;
+        `global_step` is what model_fn reads the step from (a train tower's view of it)."""
         optional = {"labels": labels, "mode": mode, "params": self._params, "config": self._config}
         creator = placement.placing_creator(self._plan.variable_devices, self._balancer) if building else None
-        with self.registry.model_fn_scope(building, creator, global_step):
+        with self.registry.model_fn_scope(building, creator, global_step, deferring=True) as record:
             spec = call_with_wanted_args(self._model_fn, {"features": features}, optional)
-            summaries = dict(self.registry.summaries)
         check_spec(spec, mode)
-        if summaries:  # scalar summaries written in model_fn are scalars of the spec (the spec's win a clash)
-            spec = spec._replace(scalars={**summaries, **spec.scalars})
-        return spec
+        if mode == ModeKeys.TRAIN and spec.optimizer is None and not record.updates:
+            raise ValueError(
+                "model_fn's train_op updates nothing the framework can average over towers: return the "
+                "minimize(loss) or apply_gradients(...) of a tf.compat.v1.train optimizer (python -m common.upgrade "
+                "maps them), of a Keras optimizer made in model_fn, or give EstimatorSpec(optimizer=...)")
+        if record.scalars:  # scalar summaries written in model_fn are scalars of the spec (the spec's win a clash)
+            spec = spec._replace(scalars={**record.scalars, **spec.scalars})
+        return ModelFnOutputs(spec, record)
+
+    def apply(self, updates, grads, global_step):
+        """Does the deferred updates with the gradients given (one list per update,
+        aligned with its pairs), in a scope where the optimizer state they make
+        is created (the TRAIN probe) or served (every step); returns the ops."""
+        with self.registry.model_fn_scope(global_step=global_step, applying=True):
+            return [update.apply(list(zip(update_grads, [v for _, v in update.grads_and_vars])))
+                    for update, update_grads in zip(updates, grads)]
 
     def probe(self, mode, input_signature, make_inputs):
         """Traces model_fn once on one tower (building the model on the first
@@ -121,12 +159,16 @@ class ModelBuilder:
             self.registry = ModelRegistry(self._plan.consolidation_device)
             if len(self._plan.variable_devices) > 1:
                 self._balancer = placement.GreedyLoadBalancer(self._plan.variable_devices)
-        specs = []
+        outputs = []
 
         def trace(*args):
             features, labels = make_inputs(*args)
+            step = self.step_views[0] if mode == ModeKeys.TRAIN else None
             with tf.device(self._plan.tower_devices[0]):
-                specs.append(self.call(features, labels, mode, building=first and not specs))
+                outputs.append(self.call(features, labels, mode, step, building=first and not outputs))
+                if mode == ModeKeys.TRAIN:  # the optimizers' state is made here, on the tower's own gradients
+                    updates = outputs[-1].record.updates
+                    self.apply(updates, [[g for g, _ in u.grads_and_vars] for u in updates], step)
 
         try:
             traced = tf.function(trace).get_concrete_function(*input_signature)
@@ -136,9 +178,9 @@ class ModelBuilder:
                 self._log_placement()
         if mode == ModeKeys.TRAIN:
             self._refuse_untracked(traced.trainable_variables)
-        info = ProbeInfo.from_spec(specs[0], mode, traced.graph)
+        info = ProbeInfo.from_outputs(outputs[0], mode, traced.graph)
         if mode == ModeKeys.TRAIN:
-            self._build_optimizer(specs[0].optimizer)
+            self._build_optimizer(outputs[0].spec.optimizer)
         self._probes[mode] = info
         return info
 
@@ -177,8 +219,9 @@ class ModelBuilder:
         if frozen:
             logging.info("Freezing %d variable(s) matching %r", len(frozen), self._frozen.pattern)
         stateful = [t for t in self.model_variables if not t.trainable and t.keras_variable is not None]
-        with tf.device(self._plan.consolidation_device):
-            optimizer.build([t.api_variable for t in trainable])
+        if optimizer is not None:
+            with tf.device(self._plan.consolidation_device):
+                optimizer.build([t.api_variable for t in trainable])
         self.train_variables = TrainVariables(trainable, frozen, stateful, optimizer, self.registry.global_step)
 
     def named_state(self, with_optimizer):
@@ -186,4 +229,25 @@ class ModelBuilder:
         if not self.built:
             return {}
         optimizer = self.train_variables.optimizer if with_optimizer and self.train_variables else None
-        return checkpoints.named_state(self.registry.global_step, self.model_variables, optimizer)
+        made_in_model_fn = self.registry.optimizer_state_variables() if with_optimizer else {}
+        return checkpoints.named_state(self.registry.global_step, self.model_variables, optimizer, made_in_model_fn)
+
+    def optimizer_state_names(self):
+        """The names in named_state(with_optimizer=True) that are optimizer state."""
+        model = {t.name for t in self.model_variables} | {checkpoints.GLOBAL_STEP}
+        return [name for name in self.named_state(with_optimizer=True) if name not in model]
+
+    def scaffold_checkpoint(self):
+        """The tf.train.Checkpoint the TRAIN spec's Scaffold names as its saver, or None."""
+        info = self._probes.get(ModeKeys.TRAIN)
+        saver = getattr(info.scaffold, "saver", None) if info else None
+        return saver if isinstance(saver, tf.train.Checkpoint) else None
+
+    def sync_step_views(self, to_views=True):
+        """Copies the global step into the towers' views of it (to_views), or the first view into the
+        step (a Scaffold's checkpoint holds the view: it was restored into it)."""
+        if to_views:
+            for view in self.step_views:
+                view.assign(self.registry.global_step)
+        else:
+            self.registry.global_step.assign(self.step_views[0])

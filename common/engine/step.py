@@ -27,7 +27,7 @@ random numbers without waiting on each other, and the state keeps tower
 """
 
 import dataclasses
-from typing import Callable, Dict, List, NamedTuple, Optional
+from typing import Dict, List, NamedTuple, Optional
 
 import numpy as np
 import tensorflow as tf
@@ -37,6 +37,7 @@ from common.devices.plan import HOST_DEVICE, STEP, TOWER, DevicePlan
 from common.engine import towers
 from common.spec import metrics
 from common.spec.model_fn import ModeKeys
+from common.variables.registry import tf_variable
 from common.variables.served import TowerStateScope
 
 
@@ -71,8 +72,11 @@ class TowerOutputs(NamedTuple):
     grads: List[Optional[tf.Tensor]]     # aligned with TrainVariables.trainable; None where no gradient
     state_updates: Dict[int, tf.Tensor]  # index in TrainVariables.stateful -> the tower's new value
     scalars: Dict[str, tf.Tensor]        # the spec's scalars, float32
-    learning_rate: Optional[tf.Tensor]   # the spec's learning rate, if it gives one
+    learning_rate: Optional[tf.Tensor]   # the spec's learning rate, or its deferred optimizer's, if it says
     named_tensors: Dict[str, tf.Tensor]  # tensors of model_fn's graph a hook asked for by name
+    update_grads: List[List[Optional[tf.Tensor]]]  # each deferred update's gradients, aligned with its pairs
+    assigns: List[tf.Tensor]             # the values of the call's assign_after_step, in their order
+    record: object = None                # the call's CallRecord (its deferred updates): not from a compiled tower
 
 
 def _integer_state_offset(values, tower_index):
@@ -122,13 +126,6 @@ def _graph_tensors(names, scope):
     return found
 
 
-def _step_copy(device):
-    """An int64 variable on `device` holding the global step for a compiled
-    tower there (it cannot read the global step on another device)."""
-    with tf.init_scope(), tf.device(device):
-        return tf.Variable(0, dtype=tf.int64, trainable=False, name="tower_global_step")
-
-
 def _first_leaf(structure):
     return tf.nest.flatten(structure)[0]
 
@@ -142,19 +139,19 @@ def _as_prediction_dict(predictions):
 class TowerStep:
     """Builds the per-step computations for one Estimator's device plan.
 
-    call_model_fn(features, labels, mode[, global_step]) -> EstimatorSpec
-    must run model_fn inside the Estimator's registry scope. cluster: the
+    model: the engine's ModelBuilder (model.call runs model_fn in the
+    Estimator's registry scope; model.apply does deferred updates;
+    model.step_views are the towers' views of the global step). cluster: the
     hosts (common.multiworker); jit_compile: True, False or None (auto),
     turned here, once, into what XLA compiles (DevicePlan.compiled_unit).
     """
 
-    def __init__(self, call_model_fn: Callable, plan: DevicePlan, cluster, jit_compile=None):
-        self._call = call_model_fn
+    def __init__(self, model, plan: DevicePlan, cluster, jit_compile=None):
+        self._model = model
         self._plan = plan
         self._cluster = cluster
         self.compiled_unit = plan.compiled_unit(jit_compile, across_hosts=cluster.num_workers > 1)
         self._compiled_towers = {} if self.compiled_unit == TOWER else None
-        self._step_copies = [] if self._compiled_towers is None else [_step_copy(d) for d in plan.tower_devices]
 
     @property
     def compiles_whole_step(self):
@@ -167,8 +164,8 @@ class TowerStep:
         """One tower's pass on its shard.
 
         values: None reads the variables themselves; a compiled tower gets the
-        value of each of variables.read_by_towers(), and `global_step`, the
-        copy of the step on its device.
+        value of each of variables.read_by_towers(). global_step: the tower's
+        view of the step.
         """
         name_scope = tf.compat.v1.get_default_graph().get_name_scope()
         state_mapping = [] if values is None else list(zip(variables.read_by_towers(), values))
@@ -180,29 +177,39 @@ class TowerStep:
                 tape.watch(sources)
             with TowerStateScope(state_mapping) as scope:
                 given = dict(scope.state_mapping)
-                spec = self._call(features, labels, ModeKeys.TRAIN, global_step)
+                spec, record = self._model.call(features, labels, ModeKeys.TRAIN, global_step)
                 tensors = _graph_tensors(named, name_scope)
                 loss = tf.cast(spec.loss, tf.float32)
-                objective = loss if spec.train_op is None else tf.cast(spec.train_op.loss, tf.float32)
-                differentiated = precision.scaled(objective, variables.optimizer)
-        grads = tape.gradient(differentiated, sources)
+                differentiated = precision.scaled(loss, variables.optimizer)
+        grads = tape.gradient(differentiated, sources) if variables.optimizer is not None else []
         updates = {}
         for index, tracked in enumerate(variables.stateful):
             new_value = scope.new_value(tracked.keras_variable)
             if new_value is not None and new_value is not given.get(id(tracked.keras_variable)):
                 updates[index] = new_value
         scalars = {name: tf.cast(value, tf.float32) for name, value in spec.scalars.items()}
-        return TowerOutputs(loss, grads, updates, scalars, spec.learning_rate, tensors)
+        learning_rate = spec.learning_rate
+        if learning_rate is None and record.updates:
+            learning_rate = record.updates[0].learning_rate
+        return TowerOutputs(loss, grads, updates, scalars, learning_rate, tensors,
+                            [[g for g, _ in update.grads_and_vars] for update in record.updates],
+                            [value for _, value in record.assigns], record)
 
     def _compiled_tower(self, index, variables: TrainVariables, named):
         """Tower `index`'s pass as a jit-compiled function (one each: a trace holds its device)."""
         key = (index, named)
         if key not in self._compiled_towers:
-            step_copy = self._step_copies[index]
-            self._compiled_towers[key] = tf.function(
-                lambda features, labels, values: self._tower_train(
-                    features, labels, variables, named, values, step_copy),
-                jit_compile=True)
+            view = self._model.step_views[index]
+
+            def compiled(features, labels, values):
+                outputs = self._tower_train(features, labels, variables, named, values, view)
+                if outputs.record.updates or outputs.record.assigns:
+                    raise ValueError("jit_compile over several devices compiles each tower on its own, but this "
+                                     "model_fn's train_op updates variables itself (a TF1 or Keras optimizer made in "
+                                     "model_fn, or TF1 batch norm): train it without --jit_compile")
+                return outputs._replace(record=None)
+
+            self._compiled_towers[key] = tf.function(compiled, jit_compile=True)
         return self._compiled_towers[key]
 
     def _tower_passes(self, shards, variables: TrainVariables, named) -> List[TowerOutputs]:
@@ -211,16 +218,17 @@ class TowerStep:
         compiled = self._compiled_towers is not None
         if compiled:
             values = [keras_variable.value.read_value() for keras_variable in variables.read_by_towers()]
-            step = variables.global_step.read_value()
+        step = variables.global_step.read_value()
         results = []
         for index, (device, (shard_features, shard_labels)) in enumerate(zip(self._plan.tower_devices, shards)):
+            view = self._model.step_views[index]
             with tf.device(device), tf.name_scope(f"tower_{index}"):
+                view.assign(step)
                 if compiled:
-                    self._step_copies[index].assign(step)
                     result = self._compiled_tower(index, variables, named)(
                         shard_features, shard_labels, _integer_state_offset(values, index))
                 else:
-                    result = self._tower_train(shard_features, shard_labels, variables, named)
+                    result = self._tower_train(shard_features, shard_labels, variables, named, global_step=view)
             updates = result.state_updates
             for var_index in list(updates):
                 tracked = variables.stateful[var_index]
@@ -244,23 +252,25 @@ class TowerStep:
                 statistics.setdefault(var_index, []).append(new_value)
         statistics = {index: towers.mean_on(variables.stateful[index].variable.device, values)
                       for index, values in statistics.items()}
-        grads = towers.average_gradients([t.grads for t in passes], [t.variable for t in variables.trainable])
+        assigned = [variable for variable, _ in passes[0].record.assigns] if passes[0].record else []
+        assigns = [towers.mean_on(variable.device, [t.assigns[i] for t in passes])
+                   for i, variable in enumerate(assigned)]
+        grads, update_vars = self._averaged_gradients(passes, variables)
         loss = towers.mean_on(plan.consolidation_device, [t.loss for t in passes])
-        grads, statistics, loss = self._reduce_across_hosts(grads, statistics, loss)
+        grads, statistics, assigns, loss = self._reduce_across_hosts(grads, statistics, assigns, loss)
         if not precision.scales_loss(variables.optimizer):  # that optimizer skips non-finite updates itself
-            loss = _nan_unless_finite(loss, grads, plan.consolidation_device)
+            loss = _nan_unless_finite(loss, [g for update_grads in grads for g in update_grads],
+                                      plan.consolidation_device)
         for index, value in statistics.items():
             variables.stateful[index].variable.assign(value)
-        optimizer = variables.optimizer
+        for variable, value in zip(assigned, assigns):
+            variable.assign(value)
+        reported_lr = self._apply(passes, variables, grads, update_vars)
         with tf.device(plan.consolidation_device):
-            if passes[0].learning_rate is not None:
-                optimizer.learning_rate = passes[0].learning_rate
-            reported_lr = tf.cast(optimizer.learning_rate, tf.float32)
-            pairs = [(g, t.api_variable)
-                     for g, t in zip(grads, variables.trainable) if g is not None]
-            optimizer.apply([g for g, _ in pairs], [v for _, v in pairs])
             variables.global_step.assign_add(1)
-        outputs = {"loss": loss, "learning_rate": reported_lr}
+        outputs = {"loss": loss}
+        if reported_lr is not None:
+            outputs["learning_rate"] = reported_lr
         for name in passes[0].scalars:
             outputs[name] = towers.mean_on(plan.consolidation_device, [t.scalars[name] for t in passes])
         for name in named:
@@ -268,17 +278,56 @@ class TowerStep:
                                                               plan.consolidation_device))
         return outputs
 
-    def _reduce_across_hosts(self, grads, statistics, loss):
-        """The mean over hosts of the per-host gradients, statistics and loss
-        (on one host: themselves)."""
-        present = [i for i, g in enumerate(grads) if g is not None]
+    def _averaged_gradients(self, passes, variables: TrainVariables):
+        """([averaged gradients] per update, [its variables] per update): the one update of the spec's
+        optimizer (over variables.trainable), or each deferred update model_fn made."""
+        if variables.optimizer is not None:
+            trained = [t.variable for t in variables.trainable]
+            return [towers.average_gradients([t.grads for t in passes], trained)], [trained]
+        frozen = {tf_variable(t.variable).ref() for t in variables.frozen}
+        grads, update_vars = [], []
+        for index, update in enumerate(passes[0].record.updates):
+            update_variables = [tf_variable(v) for _, v in update.grads_and_vars]
+            for tower, other in enumerate(passes[1:], 1):
+                if [tf_variable(v).ref() for _, v in other.record.updates[index].grads_and_vars] != \
+                        [v.ref() for v in update_variables]:
+                    raise ValueError(f"tower {tower}'s model_fn updates other variables than tower 0's; every call "
+                                     "of model_fn must update the same variables in the same order")
+            averaged = towers.average_gradients([t.update_grads[index] for t in passes], update_variables)
+            grads.append([None if v.ref() in frozen else g for g, v in zip(averaged, update_variables)])
+            update_vars.append(update_variables)
+        return grads, update_vars
+
+    def _apply(self, passes, variables: TrainVariables, grads, update_vars):
+        """Applies the averaged gradients; returns the learning rate to report (float32), or None."""
+        plan = self._plan
+        if variables.optimizer is None:
+            with tf.device(plan.consolidation_device):
+                self._model.apply(passes[0].record.updates, grads, self._model.step_views[0])
+            rate = passes[0].learning_rate
+            return None if rate is None else tf.cast(rate, tf.float32)
+        optimizer = variables.optimizer
+        with tf.device(plan.consolidation_device):
+            if passes[0].learning_rate is not None:
+                optimizer.learning_rate = passes[0].learning_rate
+            reported_lr = tf.cast(optimizer.learning_rate, tf.float32)
+            pairs = [(g, t.api_variable) for g, t in zip(grads[0], variables.trainable) if g is not None]
+            optimizer.apply([g for g, _ in pairs], [v for _, v in pairs])
+        return reported_lr
+
+    def _reduce_across_hosts(self, grads, statistics, assigns, loss):
+        """The mean over hosts of the per-host gradients (a list per update),
+        statistics, assigned values and loss (on one host: themselves)."""
+        flat = [(u, i) for u, update_grads in enumerate(grads) for i, g in enumerate(update_grads) if g is not None]
         keys = sorted(statistics)
-        reduced = self._cluster.all_reduce([grads[i] for i in present] + [statistics[k] for k in keys] + [loss])
-        grads = list(grads)
-        for position, index in enumerate(present):
-            grads[index] = reduced[position]
-        statistics = dict(zip(keys, reduced[len(present):len(present) + len(keys)]))
-        return grads, statistics, reduced[-1]
+        reduced = self._cluster.all_reduce([grads[u][i] for u, i in flat] + [statistics[k] for k in keys]
+                                           + list(assigns) + [loss])
+        grads = [list(update_grads) for update_grads in grads]
+        for position, (u, i) in enumerate(flat):
+            grads[u][i] = reduced[position]
+        rest = reduced[len(flat):]
+        statistics = dict(zip(keys, rest[:len(keys)]))
+        return grads, statistics, rest[len(keys):len(keys) + len(assigns)], rest[-1]
 
     # ------------------------------------------------------------------ eval
     def eval_step(self, batch):
@@ -291,7 +340,7 @@ class TowerStep:
         totals = None
         for index, (device, (shard_features, shard_labels)) in enumerate(zip(self._plan.tower_devices, shards)):
             with tf.device(device), tf.name_scope(f"tower_{index}"):
-                spec = self._call(shard_features, shard_labels, ModeKeys.EVAL)
+                spec = self._model.call(shard_features, shard_labels, ModeKeys.EVAL).spec
                 examples = tf.cast(tf.shape(_first_leaf(shard_features))[0], tf.float64)
                 loss = tf.cast(spec.loss, tf.float64)
                 loss_sum += tf.where(examples > 0, loss * examples, tf.zeros_like(loss))
@@ -313,7 +362,7 @@ class TowerStep:
         per_tower = []
         for index, (device, shard) in enumerate(zip(self._plan.tower_devices, shards)):
             with tf.device(device), tf.name_scope(f"tower_{index}"):
-                per_tower.append(_as_prediction_dict(self._call(shard, None, ModeKeys.PREDICT).predictions))
+                per_tower.append(_as_prediction_dict(self._model.call(shard, None, ModeKeys.PREDICT).spec.predictions))
         with tf.device(HOST_DEVICE):
             return {key: tf.concat([p[key] for p in per_tower], axis=0) for key in per_tower[0]}
 

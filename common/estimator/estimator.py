@@ -72,7 +72,7 @@ class Estimator:
         self._parts = EstimatorParts(
             config=config, params=params, model=model,
             state=ModelState(model, store, warm_start_from, config.cluster.is_chief),
-            step=TowerStep(model.call, config.device_plan, config.cluster, config.jit_compile),
+            step=TowerStep(model, config.device_plan, config.cluster, config.jit_compile),
             loops=loops.LoopCache())
 
     # ------------------------------------------------------------ properties
@@ -138,7 +138,7 @@ class Estimator:
         parts = self._parts
         dataset = inputs.dataset_for_run(input_fn, mode, parts.params, parts.config)
         info = parts.model.probe_dataset(mode, dataset)
-        return dataset, info, parts.state.restore(mode, checkpoint_path)
+        return dataset, info, parts.state.restore(mode, checkpoint_path, info)
 
     # ----------------------------------------------------------------- train
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
@@ -217,11 +217,11 @@ class Estimator:
         names = sorted(default.specs)
         info = model.probe(ModeKeys.PREDICT, tuple(default.specs[n] for n in names),
                            lambda *received: (default.features_fn(dict(zip(names, received))), None))
-        self._parts.state.restore(ModeKeys.PREDICT, checkpoint_path)
+        self._parts.state.restore(ModeKeys.PREDICT, checkpoint_path, info)
 
         def outputs_fn(key):
             def outputs(features):
-                spec = model.call(features, None, ModeKeys.PREDICT)
+                spec = model.call(features, None, ModeKeys.PREDICT).spec
                 if spec.export_outputs is None:
                     return spec.predictions if isinstance(spec.predictions, dict) else {"predictions": spec.predictions}
                 return saved_model.with_default(spec.export_outputs)[key].outputs()

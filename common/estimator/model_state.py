@@ -1,16 +1,21 @@
-"""What each mode restores before it runs: the newest checkpoint that loads, or warm start.
+"""What each mode restores before it runs: the newest checkpoint that loads, or how a new model starts.
 
 Training restores all state (the model, the optimizer, the global step);
 evaluation, prediction and export restore the model's variables and the
-global step. A training run with no checkpoint in model_dir warm-starts,
-when the Estimator was given warm_start_from, on the chief.
+global step. A model_dir whose spec names a tf.train.Checkpoint as its
+Scaffold's saver is restored through that checkpoint. With no checkpoint in
+model_dir the model starts new: from warm_start_from (training, on the
+chief), from the checkpoints model_fn named with init_from_checkpoint, and
+with the Scaffold's init_fn (training).
 """
 
+import tensorflow as tf
 from absl import logging
 
 from common.spec.model_fn import ModeKeys
 from common.state import checkpoints
 from common.state.warm_start import warm_start
+from common.tf1.optimizer import variable_name
 
 
 class ModelState:
@@ -26,27 +31,71 @@ class ModelState:
         self._warm_start = warm_start_settings
         self._is_chief = is_chief
 
-    def restore(self, mode, checkpoint_path=None):
+    def restore(self, mode, checkpoint_path=None, info=None):
         """Loads state for `mode` from checkpoint_path, else from the newest
-        checkpoint in model_dir that loads; returns the one used (or None)."""
+        checkpoint in model_dir that loads; returns the one used (or None,
+        having started the model new). info: the mode's ProbeInfo."""
         training = mode == ModeKeys.TRAIN
         state = self.model.named_state(with_optimizer=training)
         model_names = [t.name for t in self.model.model_variables]
         names = list(state) if training else [checkpoints.GLOBAL_STEP] + model_names
+        load = self._object_restore() or (lambda prefix: checkpoints.restore(prefix, state, names))
         if checkpoint_path:
-            checkpoints.restore(checkpoint_path, state, names)
+            load(checkpoint_path)
             path = checkpoint_path
         else:
-            path = self.store.restore_newest(lambda prefix: checkpoints.restore(prefix, state, names))
+            path = self.store.restore_newest(load)
         if path:
             if not training:
                 logging.info("Restoring parameters from %s", path)
             return path
+        self._start_new(mode, state, model_names, info)
+        return None
+
+    def _object_restore(self):
+        """restore(prefix) through the Scaffold's tf.train.Checkpoint, or None when the spec names none."""
+        checkpoint = self.model.scaffold_checkpoint()
+        if checkpoint is None:
+            return None
+
+        def restore(prefix):
+            try:
+                checkpoint.read(prefix).assert_existing_objects_matched()
+            except (tf.errors.OpError, AssertionError, ValueError) as error:
+                raise checkpoints.CheckpointDamagedError(
+                    f"{prefix} cannot be read through the Scaffold's checkpoint ({checkpoints.first_line(error)})"
+                ) from error
+            self.model.sync_step_views(to_views=False)
+
+        return restore
+
+    def _start_new(self, mode, state, model_names, info):
+        training = mode == ModeKeys.TRAIN
         if training and self._warm_start is not None and self._is_chief:
             warm_start(self._warm_start, state, model_names,
                        [t.name for t in self.model.model_variables if t.trainable])
-        elif not training:
+        for init in getattr(info, "checkpoint_inits", ()):
+            self._init_from_checkpoint(init)
+        if not training:
             logging.warning(
                 "Could not find trained model in model_dir: %s, running initialization to %s.",
                 self.store.model_dir, "evaluate" if mode == ModeKeys.EVAL else "predict")
-        return None
+        scaffold = getattr(info, "scaffold", None)
+        if training and getattr(scaffold, "init_fn", None) is not None:
+            scaffold.init_fn(scaffold, None)
+
+    def _init_from_checkpoint(self, init):
+        """Assigns the variables init_from_checkpoint named their checkpoint tensors, every value read first."""
+        by_name = {}
+        for tracked in self.model.model_variables:
+            by_name[tracked.name] = tracked.variable
+            by_name.setdefault(variable_name(tracked.variable), tracked.variable)
+        unknown = sorted(set(init.tensors) - set(by_name))
+        if unknown:
+            raise ValueError(f"init_from_checkpoint({init.checkpoint}) names variables the model does not have: "
+                             f"{', '.join(unknown[:10])}")
+        reader = tf.train.load_checkpoint(init.checkpoint)
+        values = {name: reader.get_tensor(tensor) for name, tensor in init.tensors.items()}
+        for name, value in values.items():
+            by_name[name].assign(value)
+        logging.info("Initialized %d variable(s) from checkpoint %s.", len(values), init.checkpoint)

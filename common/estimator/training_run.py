@@ -25,9 +25,6 @@ from common.spec.model_fn import ModeKeys
 from common.state import checkpoints, model_dir_lock
 from common.tf1 import session_run_hook
 
-STEP_VALUES = ("loss", "learning_rate")  # what every train step offers, besides the spec's scalars
-
-
 def default_hooks(config, steps, max_steps, batch_size):
     """tf.estimator's hooks for a train() call: the stop rule, the NaN check, the
     loss and steps/sec log lines (and progress), the summaries."""
@@ -95,7 +92,7 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
     config, model, state = parts.config, parts.model, parts.state
     dataset = inputs.dataset_for_run(input_fn, ModeKeys.TRAIN, parts.params, config)
     info = model.probe_dataset(ModeKeys.TRAIN, dataset)
-    restored = state.restore(ModeKeys.TRAIN)
+    restored = state.restore(ModeKeys.TRAIN, info=info)
     model_dir = state.store.model_dir
     if parts.cluster.is_chief:  # the first write: after every check, so a refused run leaves model_dir as it was
         model_dir_lock.hold(model_dir)
@@ -119,14 +116,18 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
     listeners = session_run_hook.adapt_listeners(
         list(saving_listeners or ()) + [x for saver in savers[:1] for x in saver.listeners])
 
+    optimizer_names = model.optimizer_state_names()
+    scaffold_checkpoint = model.scaffold_checkpoint()
+
     def save(step, initial):
-        path = state.store.save(step, named_state, input_state)
+        model.sync_step_views()  # (a Scaffold's checkpoint holds the first tower's view of the step)
+        path = state.store.save(step, named_state, input_state, optimizer_names, scaffold_checkpoint)
         for listener in listeners:
             if not initial or getattr(listener, "hears_initial_save", False):
                 listener.after_save(estimator, step)
         return path
 
-    values = STEP_VALUES + info.scalars
+    values = ("loss",) + (("learning_rate",) if info.learning_rate else ()) + info.scalars
     writer = tf.summary.create_file_writer(model_dir)
     context = RunContext(model_dir, values + ("global_step",), start, writer, save, state.store.latest,
                          info.graph_tensors, model.global_step)

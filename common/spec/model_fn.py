@@ -6,9 +6,7 @@ averages and applies the gradients (see `common.engine.step`).
 """
 
 import collections
-import dataclasses
 import inspect
-from typing import Any
 
 from common.spec import export_outputs, metrics
 
@@ -30,17 +28,6 @@ class ModeKeys:
     ALL = (TRAIN, EVAL, PREDICT)
 
 
-@dataclasses.dataclass(frozen=True)
-class TrainOp:
-    """What a TF1 optimizer's minimize() gives model_fn to return as train_op
-    (common.tf1.train): the loss to differentiate, the optimizer, and the
-    learning-rate tensor when the rate is one."""
-
-    loss: Any
-    optimizer: Any
-    learning_rate: Any = None
-
-
 _SPEC_FIELDS = (
     "mode",
     "predictions",
@@ -54,6 +41,7 @@ _SPEC_FIELDS = (
     "prediction_hooks",
     "train_op",
     "export_outputs",
+    "scaffold",
 )
 
 
@@ -79,13 +67,15 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
         averaged over towers, hooks can ask for them by name and
         SummarySaverHook records them.
       training_hooks, evaluation_hooks, prediction_hooks: `common.hooks.Hook`s.
-      train_op: instead of optimizer (TRAIN), what a TF1 optimizer's
-        `minimize(loss)` returned (a TrainOp, see common.tf1.train): its
-        optimizer and learning rate fill those fields, its loss is the one
-        differentiated (`loss` stays the one reported).
+      train_op: instead of optimizer (TRAIN), what model_fn made of an
+        optimizer's minimize / apply_gradients (a TF1 optimizer, or a Keras
+        optimizer model_fn made itself), grouped with anything else: the
+        update is done after the towers, with their averaged gradients.
       export_outputs: dict signature key -> common.export_outputs
         PredictOutput / ClassificationOutput / RegressionOutput (PREDICT);
         without it the export serves `predictions` under serving_default.
+      scaffold: a common.tf1.train.Scaffold (TRAIN): its saver (a
+        tf.train.Checkpoint, written and resumed through) and init_fn.
     """
 
     def __new__(
@@ -102,11 +92,8 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
         prediction_hooks=(),
         train_op=None,
         export_outputs=None,
+        scaffold=None,
     ):
-        if isinstance(train_op, TrainOp):
-            optimizer = train_op.optimizer if optimizer is None else optimizer
-            learning_rate = train_op.learning_rate if learning_rate is None else learning_rate
-            loss = train_op.loss if loss is None else loss
         if mode not in ModeKeys.ALL:
             raise ValueError(
                 f"EstimatorSpec: mode must be one of {ModeKeys.ALL}, got {mode!r}"
@@ -125,6 +112,7 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
             tuple(prediction_hooks or ()),
             train_op,
             export_outputs,
+            scaffold,
         )
 
 
@@ -142,12 +130,7 @@ def check_spec(spec, mode):
     if mode == ModeKeys.TRAIN:
         if spec.loss is None:
             raise ValueError("model_fn returned no loss in TRAIN mode")
-        if spec.train_op is not None and not isinstance(spec.train_op, TrainOp):
-            raise ValueError(
-                f"model_fn's train_op is a {type(spec.train_op).__name__}; a train_op must be what "
-                "common.tf1.train's optimizers' minimize(loss) return (python -m common.upgrade rewrites "
-                "tf.compat.v1.train optimizers to them), or give EstimatorSpec(optimizer=...) instead")
-        if spec.optimizer is None:
+        if spec.optimizer is None and spec.train_op is None:
             raise ValueError("model_fn returned no optimizer (or train_op) in TRAIN mode")
     elif mode == ModeKeys.EVAL:
         if spec.loss is None:

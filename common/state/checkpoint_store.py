@@ -1,8 +1,9 @@
 """The model_dir's checkpoints: written with rotation, found by listing, the newest that loads restored.
 
-Saving goes through tf.train.CheckpointManager (files "model.ckpt-<step>",
-written under a temporary name and renamed by TensorFlow, the `checkpoint`
-state file written atomically). The model_dir's checkpoints are found by
+Saving goes through TF1's Saver, the name-keyed format tf.estimator wrote
+(files "model.ckpt-<step>", each written under a temporary name and renamed
+by TensorFlow, the `checkpoint` state file written atomically), or, for a
+Scaffold's tf.train.Checkpoint, through tf.train.CheckpointManager. The model_dir's checkpoints are found by
 listing its files (the state file is a hint, rewritten when it is damaged);
 a restore takes the newest one that loads, and refuses a dir where none
 does rather than train over it from step 0.
@@ -16,8 +17,8 @@ import tensorflow as tf
 from absl import logging
 
 from common.state import atomic
-from common.state.checkpoints import (CHECKPOINT_FILE, CHECKPOINT_NAME, INPUT_STATE, ROOT, CheckpointDamagedError,
-                                      CheckpointWriteError, first_line)
+from common.state.checkpoints import (CHECKPOINT_FILE, CHECKPOINT_NAME, INPUT_STATE, OPTIMIZER_STATE,
+                                      CheckpointDamagedError, CheckpointWriteError, first_line)
 
 STATE_FILE = "checkpoint"
 
@@ -37,8 +38,8 @@ class CheckpointStore:
         self.model_dir = model_dir
         self._max_to_keep = max_to_keep or None
         self._keep_hours = keep_every_n_hours
-        self._manager = None
-        self._names = None
+        self._writer = None  # save(step) -> prefix
+        self._writer_key = None
 
     def listed(self):
         """[(step, prefix)] of every model.ckpt-<step> with a file in model_dir,
@@ -132,30 +133,46 @@ class CheckpointStore:
             logging.info("Removing %s, left by an interrupted save.", path)
             tf.io.gfile.rmtree(path)
 
-    def save(self, step, variables: Dict[str, tf.Variable], iterator=None):
-        """Writes model.ckpt-<step> holding `variables` (and the input iterator's
-        state when given); returns its prefix."""
-        key = (tuple((name, id(variable)) for name, variable in variables.items()), id(iterator))
-        if self._manager is None or self._names != key:
+    def save(self, step, variables: Dict[str, tf.Variable], iterator=None, optimizer_names=(),
+             scaffold_checkpoint=None):
+        """Writes model.ckpt-<step> and returns its prefix: name-keyed, holding
+        `variables`, the input iterator's state when given and which names are
+        optimizer state; or, given `scaffold_checkpoint` (the tf.train.Checkpoint
+        a Scaffold named as its saver), that checkpoint, object-based."""
+        key = (tuple((name, id(variable)) for name, variable in variables.items()), id(iterator),
+               tuple(sorted(optimizer_names)), id(scaffold_checkpoint))
+        if self._writer is None or self._writer_key != key:
             tf.io.gfile.makedirs(self.model_dir)
             self._repair_state_file()
-            tracked = {ROOT: dict(variables)}
-            if iterator is not None:
-                tracked[INPUT_STATE] = iterator
-            checkpoint = tf.train.Checkpoint(**tracked)
-            self._manager = tf.train.CheckpointManager(
-                checkpoint, self.model_dir, max_to_keep=self._max_to_keep,
-                keep_checkpoint_every_n_hours=self._keep_hours,
-                checkpoint_name=CHECKPOINT_NAME,
-            )
-            self._names = key
+            self._writer = (self._object_writer(scaffold_checkpoint) if scaffold_checkpoint is not None
+                            else self._name_keyed_writer(variables, iterator, optimizer_names))
+            self._writer_key = key
         try:
-            path = self._manager.save(checkpoint_number=step)
+            path = self._writer(step)
         except (tf.errors.OpError, OSError) as error:
             self.remove_partial_saves()
             raise CheckpointWriteError(self._write_failure(step, variables, error)) from error
         logging.info("Saving checkpoints for %d into %s.", step, os.path.join(self.model_dir, CHECKPOINT_NAME))
         return path
+
+    def _name_keyed_writer(self, variables, iterator, optimizer_names):
+        """save(step) through TF1's Saver, which rotates the checkpoints this store already holds too."""
+        var_list = dict(variables)
+        if iterator is not None:
+            var_list[INPUT_STATE] = iterator
+        if optimizer_names:
+            var_list[OPTIMIZER_STATE] = tf.Variable("\n".join(sorted(optimizer_names)), trainable=False)
+        saver = tf.compat.v1.train.Saver(var_list=var_list, max_to_keep=self._max_to_keep or 0,
+                                         keep_checkpoint_every_n_hours=self._keep_hours, save_relative_paths=True)
+        saver.recover_last_checkpoints([prefix for _, prefix in reversed(self.listed()) if self.is_complete(prefix)])
+        return lambda step: saver.save(None, os.path.join(self.model_dir, CHECKPOINT_NAME), global_step=step,
+                                       write_meta_graph=False)
+
+    def _object_writer(self, checkpoint):
+        manager = tf.train.CheckpointManager(checkpoint, self.model_dir, max_to_keep=self._max_to_keep,
+                                             keep_checkpoint_every_n_hours=self._keep_hours,
+                                             checkpoint_name=CHECKPOINT_NAME)
+        return lambda step: manager.save(checkpoint_number=step)
 
     def _write_failure(self, step, variables, error):
         """What went wrong, with the bytes the checkpoint needs and what the disk has free."""

@@ -1,11 +1,18 @@
-"""Checkpoints keyed by stable variable names, and warm start.
+"""Checkpoints keyed by stable variable names, read and restored.
 
 Keras 3 models do not give tf.train.Checkpoint a complete object graph (a
 Functional model's kernels are reachable only through its optimizer), so
-the Estimator checkpoints a flat dict: "<module>/<keras path>" for model
-variables, "optimizer/<slot>" for optimizer state and "global_step". Those
-names are what `get_variable_value`, warm-start regexes and the
-different-model check speak of.
+the Estimator checkpoints a flat dict, in TF1's name-keyed format (what
+tf.estimator's Saver wrote, and what tf.compat.v1.train.init_from_checkpoint
+and TF1 code read): "<module>/<keras path>" for a module's variables,
+"model_fn/<keras path>" for layers model_fn builds, the full TF1 name for
+get_variable's ("bert/encoder/layer_0/attention/self/query/kernel"),
+"optimizer/<slot>" for a Keras optimizer's state, TF1 slot names for a TF1
+optimizer's, and "global_step". Those names are what `get_variable_value`,
+warm-start regexes and the different-model check speak of. A checkpoint
+records which of its names are optimizer state (OPTIMIZER_STATE). The
+object-graph checkpoints of earlier versions ("vars/<escaped name>/...")
+are still read.
 
 Restoring checks every name and shape and reads every tensor before it
 assigns any, so a checkpoint of a different model, or one cut short,
@@ -24,8 +31,10 @@ GLOBAL_STEP = "global_step"
 OPTIMIZER_PREFIX = "optimizer/"
 MODEL_FN_SCOPE = "model_fn"  # the variables model_fn builds itself (common.served_variables)
 RESERVED_MODULE_NAMES = ("optimizer", GLOBAL_STEP, MODEL_FN_SCOPE)
-ROOT = "vars"
-INPUT_STATE = "input"
+ROOT = "vars"  # (the object-graph format of earlier versions: ROOT/<escaped name>/.ATTRIBUTES/VARIABLE_VALUE)
+INPUT_STATE = "input"  # the input pipeline's state (TF1's Saver files it as "input_STATE")
+OPTIMIZER_STATE = "_common_optimizer_state"  # a string: the optimizer-state names of the checkpoint, one a line
+_OBJECT_GRAPH = "_CHECKPOINTABLE_OBJECT_GRAPH"
 _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 _PATH_CLEANUP = re.compile(r"[^A-Za-z0-9_./-]")
 _ESCAPED = re.compile(r"\.([.S])")
@@ -54,8 +63,17 @@ def _unescape(key):
     return _ESCAPED.sub(lambda match: "." if match.group(1) == "." else "/", key)
 
 
-def checkpoint_key(name):
-    return f"{ROOT}/{_escape(name)}{_SUFFIX}"
+def checkpoint_key(name, escaped=False):
+    """The key a variable is saved under: its name (the object-graph format of earlier versions: escaped)."""
+    return f"{ROOT}/{_escape(name)}{_SUFFIX}" if escaped else name
+
+
+def _escaped_format(keys):
+    return any(key.startswith(ROOT + "/") and key.endswith(_SUFFIX) for key in keys)
+
+
+def _is_input_state(key):
+    return key.startswith(INPUT_STATE + "/") or key.startswith(INPUT_STATE + "_")
 
 
 def module_variable_name(module_name, variable):
@@ -64,11 +82,17 @@ def module_variable_name(module_name, variable):
     return f"{module_name}/{_PATH_CLEANUP.sub('_', path)}"
 
 
-def named_state(global_step, model_variables, optimizer=None):
+def named_state(global_step, model_variables, optimizer=None, made_in_model_fn=None):
     """name -> tf.Variable of everything a checkpoint holds: the global step,
-    the model's TrackedVariables and, when given, the optimizer's state."""
+    the model's TrackedVariables and, when given, the optimizer's state (the
+    spec's Keras optimizer's, and `made_in_model_fn`: name -> variable of the
+    optimizers model_fn made itself)."""
     named = {GLOBAL_STEP: global_step}
     named.update({t.name: t.variable for t in model_variables})
+    for name, variable in (made_in_model_fn or {}).items():
+        if name in named:
+            raise ValueError(f"the optimizer state {name!r} has the name of a model variable")
+        named[name] = variable
     if optimizer is not None:
         shadows = _unused_by_loss_scaling(optimizer)
         for variable in optimizer.variables:
@@ -105,17 +129,29 @@ def resolve(path, what="checkpoint"):
     raise ValueError(f"{what}: no checkpoint found at {path!r}")
 
 
-def variable_shapes(path):
-    """name -> shape of every variable the framework saved in checkpoint `path`."""
+def _listed(path):
+    """key -> shape of every tensor in checkpoint `path`."""
     try:
-        listed = tf.train.list_variables(path)
+        return dict(tf.train.list_variables(path))
     except (tf.errors.OpError, ValueError, OSError) as error:
         raise CheckpointDamagedError(f"{path} cannot be read ({first_line(error)})") from error
-    shapes = {}
-    for key, shape in listed:
-        if key.startswith(ROOT + "/") and key.endswith(_SUFFIX):
-            shapes[_unescape(key[len(ROOT) + 1:-len(_SUFFIX)])] = list(shape)
-    return shapes
+
+
+def variable_shapes(path):
+    """name -> shape of every variable the framework saved in checkpoint `path`."""
+    listed = _listed(path)
+    if _escaped_format(listed):
+        return {_unescape(key[len(ROOT) + 1:-len(_SUFFIX)]): list(shape) for key, shape in listed.items()
+                if key.startswith(ROOT + "/") and key.endswith(_SUFFIX)}
+    return {key: list(shape) for key, shape in listed.items()
+            if key not in (OPTIMIZER_STATE, _OBJECT_GRAPH) and not _is_input_state(key)}
+
+
+def optimizer_state_names(path):
+    """The names checkpoint `path` records as optimizer state (none in one of an earlier version)."""
+    if OPTIMIZER_STATE not in _listed(path):
+        return set()
+    return set(read_values(path, [OPTIMIZER_STATE])[OPTIMIZER_STATE].decode().split("\n")) - {""}
 
 
 def read_variable(path, name):
@@ -133,7 +169,7 @@ def step_of(path):
     match = CHECKPOINT_FILE.match(os.path.basename(path) + ".index")
     if match:
         return int(match.group(1))
-    return int(tf.train.load_checkpoint(path).get_tensor(checkpoint_key(GLOBAL_STEP)))
+    return int(read_values(path, [GLOBAL_STEP])[GLOBAL_STEP])
 
 
 def first_line(error):
@@ -148,7 +184,8 @@ def read_values(path, names):
     cut short or unreadable."""
     try:
         reader = tf.train.load_checkpoint(path)
-        return {name: reader.get_tensor(checkpoint_key(name)) for name in names}
+        escaped = _escaped_format(reader.get_variable_to_shape_map())
+        return {name: reader.get_tensor(checkpoint_key(name, escaped and name != OPTIMIZER_STATE)) for name in names}
     except (tf.errors.OpError, IndexError, ValueError, OSError) as error:
         raise CheckpointDamagedError(f"{path} cannot be read ({first_line(error)})") from error
 
@@ -175,8 +212,9 @@ def check_compatible(path, variables, required):
     saved = variable_shapes(path)
     missing, reshaped = missing_and_reshaped(saved, variables, required)
     reshaped = [f"{n} (checkpoint {saved[n]}, model {variables[n].shape.as_list()})" for n in reshaped]
+    optimizer_state = optimizer_state_names(path)
     extra = [n for n in saved if n not in variables
-             and not n.startswith(OPTIMIZER_PREFIX) and n != GLOBAL_STEP]
+             and not n.startswith(OPTIMIZER_PREFIX) and n != GLOBAL_STEP and n not in optimizer_state]
     if missing or extra or reshaped:
         parts = []
         if reshaped:
@@ -204,7 +242,11 @@ def restore(path, variables, names):
 
 def restore_input(path, iterator):
     """Restores a training iterator saved with checkpoint `path`; False if it holds none."""
-    if not any(key.startswith(INPUT_STATE + "/") for key, _ in tf.train.list_variables(path)):
+    listed = _listed(path)
+    if not any(_is_input_state(key) for key in listed):
         return False
-    tf.train.Checkpoint(**{INPUT_STATE: iterator}).read(path).expect_partial()
+    if _escaped_format(listed):
+        tf.train.Checkpoint(**{INPUT_STATE: iterator}).read(path).expect_partial()
+    else:
+        tf.compat.v1.train.Saver({INPUT_STATE: iterator}).restore(None, path)
     return True

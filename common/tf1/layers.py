@@ -1,114 +1,363 @@
 """tf.compat.v1.layers inside model_fn, which Keras 3 no longer offers.
 
-Each function builds the Keras layer TF1's built (same defaults: TF1's batch
-norm momentum 0.99 and epsilon 0.001, glorot-uniform kernels; on 4-D inputs
-TF1's fused kernel, whose moving variance takes the Bessel-corrected batch
-variance) and calls it.
-Built on every call of model_fn, its variables are created by the first
-call and served to every later one (common.served_variables), so towers and
-modes share them as variable scopes made them share; batch-norm statistics
-update in training without UPDATE_OPS. Sharing one layer's weights between
-two uses within a call (`reuse=True`, or a variable_scope's reuse) is
-refused: build the Keras layer once and call it twice. Variable scopes do
-not name the variables (their layers' Keras names do). Weight regularizers
-add their losses to what common.tf1.losses.get_regularization_loss() sums,
-as TF1's did to the REGULARIZATION_LOSSES collection.
+Each layer is TF1's: its variables are made with tf.compat.v1.get_variable
+in a variable scope named as TF1 named it ("dense", "dense_1", or the name
+given; inside the caller's scopes, so BERT's query layer is
+"bert/encoder/layer_0/attention/self/query/kernel"), with TF1's defaults
+(glorot-uniform kernels, zero biases, batch norm momentum 0.99 and epsilon
+0.001). So they share as TF1's did: `reuse=True`, a reusing variable scope,
+or calling one layer object twice; a later call of model_fn is served the
+same variables by name, and checkpoints hold TF1's names. Regularizers add
+to the REGULARIZATION_LOSSES collection, which
+tf.compat.v1.losses.get_regularization_loss() sums.
+
+Batch norm in training moves its statistics as TF1's did (on 4-D inputs the
+fused kernel's Bessel-corrected batch variance); the new values are handed
+to the framework (common.variables.registry.assign_after_step), which
+averages them over the towers and assigns them after the step, and the op
+filed under UPDATE_OPS stands for that.
 """
 
 import keras
 import tensorflow as tf
 
-from common.layers.fused_batch_norm import FusedBatchNormalization
 from common.variables import registry
 
-
-class BatchNormalization(FusedBatchNormalization):
-    """TF1's batch norm layer, named as TF1 named it ("batch_normalization", "batch_normalization_1", ...)."""
+GraphKeys = tf.compat.v1.GraphKeys
 
 
-def _check(name, reuse, activity_regularizer=None):
-    scope = tf.compat.v1.get_variable_scope()
-    scope_reuse = scope.reuse if scope.name else False  # (the root scope's flag depends on what ran first)
-    if reuse or scope_reuse:
-        how = "reuse=True" if reuse else f"a variable_scope with reuse={scope_reuse!r}"
-        raise NotImplementedError(
-            f"tf1.layers (layer {name!r}): {how} within one call of model_fn is not supported (the layer "
-            "would get weights of its own, not share them); build the Keras layer once "
-            "(keras.layers.Dense(...)) and call it on both inputs")
-    if activity_regularizer is not None:
-        raise NotImplementedError(
-            f"tf1.layers (layer {name!r}): activity_regularizer is not supported; build the Keras layer with "
-            "activity_regularizer=... and add sum(layer.losses) to the loss")
+def _format(data_format, rank):
+    """TF's data format string for a Keras-style one ("channels_last" / "channels_first")."""
+    last = data_format in (None, "channels_last")
+    return {1: "NWC" if last else "NCW", 2: "NHWC" if last else "NCHW", 3: "NDHWC" if last else "NCDHW"}[rank]
 
 
-def _called(layer, inputs, **kwargs):
-    """layer(inputs), its weights' regularization losses filed for common.tf1.losses."""
-    outputs = layer(inputs, **kwargs)
-    if layer.losses and registry.running_model_fn():
-        registry.active_registry().regularization_losses.extend(layer.losses)
-    return outputs
+def _activated(outputs, activation):
+    return outputs if activation is None else keras.activations.get(activation)(outputs)
 
 
-def _initializer(value, default):
-    return default if value is None else value
+class Layer:
+    """TF1's base layer: variables made on the first call under the layer's variable scope, shared on later calls."""
+
+    base_name = "layer"
+
+    def __init__(self, trainable=True, name=None, dtype=None, activity_regularizer=None, _reuse=None, **kwargs):
+        kwargs.pop("_scope", None)
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}: unexpected arguments {sorted(kwargs)}")
+        self.trainable = trainable
+        self.name = name
+        self.dtype = None if dtype is None else tf.as_dtype(dtype)
+        self.activity_regularizer = activity_regularizer
+        self._reuse = _reuse
+        self._scope = None
+        self.built = False
+
+    def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None, trainable=True,
+                   constraint=None, collections=None):
+        """A variable of the layer's scope; initializers and regularizers may be Keras identifiers ("zeros"),
+        as TF1's Keras-based layers took them."""
+        return tf.compat.v1.get_variable(
+            name, shape, dtype or self.dtype or tf.float32,
+            initializer=keras.initializers.get(initializer) if isinstance(initializer, (str, dict)) else initializer,
+            regularizer=keras.regularizers.get(regularizer) if isinstance(regularizer, (str, dict)) else regularizer,
+            trainable=trainable and self.trainable, constraint=constraint, collections=collections)
+
+    def build(self, input_shape):
+        self.built = True
+
+    def call(self, inputs, **kwargs):
+        raise NotImplementedError
+
+    def __call__(self, inputs, *args, **kwargs):
+        if self.dtype is None and hasattr(inputs, "dtype") and tf.as_dtype(inputs.dtype).is_floating:
+            self.dtype = tf.as_dtype(inputs.dtype)
+        if self._scope is None:
+            with tf.compat.v1.variable_scope(self.name, default_name=self.base_name, reuse=self._reuse) as scope:
+                self._scope = scope
+                self.build(tf.TensorShape(inputs.shape))
+                self.built = True
+                outputs = self.call(inputs, *args, **kwargs)
+        else:
+            with tf.compat.v1.variable_scope(self._scope, reuse=True, auxiliary_name_scope=False):
+                outputs = self.call(inputs, *args, **kwargs)
+        if self.activity_regularizer is not None:
+            tf.compat.v1.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, self.activity_regularizer(outputs))
+        return outputs
 
 
-def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None, bias_initializer="zeros",
-          kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
-          bias_constraint=None, trainable=True, name=None, reuse=None):
-    _check(name, reuse, activity_regularizer)
-    return _called(keras.layers.Dense(
-        units, activation=activation, use_bias=use_bias,
-        kernel_initializer=_initializer(kernel_initializer, "glorot_uniform"),
-        bias_initializer=_initializer(bias_initializer, "zeros"), kernel_regularizer=kernel_regularizer,
-        bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
-        bias_constraint=bias_constraint, trainable=trainable, name=name), inputs)
+class Dense(Layer):
+    base_name = "dense"
+
+    def __init__(self, units, activation=None, use_bias=True, kernel_initializer=None,
+                 bias_initializer=tf.compat.v1.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
+        super().__init__(trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs)
+        self.units, self.activation, self.use_bias = int(units), activation, use_bias
+        self._kernel = (kernel_initializer, kernel_regularizer, kernel_constraint)
+        self._bias = (bias_initializer, bias_regularizer, bias_constraint)
+
+    def build(self, input_shape):
+        if input_shape[-1] is None:
+            raise ValueError(f"The last dimension of the inputs to Dense {self.name or ''} should be defined")
+        initializer, regularizer, constraint = self._kernel
+        self.kernel = self.add_weight("kernel", [int(input_shape[-1]), self.units], initializer=initializer,
+                                      regularizer=regularizer, constraint=constraint)
+        self.bias = None
+        if self.use_bias:
+            initializer, regularizer, constraint = self._bias
+            self.bias = self.add_weight("bias", [self.units], initializer=initializer, regularizer=regularizer,
+                                        constraint=constraint)
+
+    def call(self, inputs):
+        inputs = tf.cast(inputs, self.kernel.dtype)
+        if inputs.shape.rank is not None and inputs.shape.rank > 2:
+            outputs = tf.tensordot(inputs, self.kernel, [[inputs.shape.rank - 1], [0]])
+        else:
+            outputs = tf.matmul(inputs, self.kernel)
+        if self.bias is not None:
+            outputs = tf.nn.bias_add(outputs, self.bias)
+        return _activated(outputs, self.activation)
 
 
-def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
-           dilation_rate=(1, 1), activation=None, use_bias=True, kernel_initializer=None, bias_initializer="zeros",
-           kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
-           bias_constraint=None, trainable=True, name=None, reuse=None):
-    _check(name, reuse, activity_regularizer)
-    return _called(keras.layers.Conv2D(
-        filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
-        dilation_rate=dilation_rate, activation=activation, use_bias=use_bias,
-        kernel_initializer=_initializer(kernel_initializer, "glorot_uniform"),
-        bias_initializer=_initializer(bias_initializer, "zeros"), kernel_regularizer=kernel_regularizer,
-        bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
-        bias_constraint=bias_constraint, trainable=trainable, name=name), inputs)
+class _Conv(Layer):
+    rank = 2
+    transpose = False
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format="channels_last",
+                 dilation_rate=1, activation=None, use_bias=True, kernel_initializer=None,
+                 bias_initializer=tf.compat.v1.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
+        super().__init__(trainable=trainable, name=name, activity_regularizer=activity_regularizer, **kwargs)
+        self.filters, self.activation, self.use_bias = int(filters), activation, use_bias
+        self.kernel_size, self.strides = self._tuple(kernel_size), self._tuple(strides)
+        self.dilation_rate, self.padding = self._tuple(dilation_rate), padding.upper()
+        self.data_format = _format(data_format, self.rank)
+        self._kernel = (kernel_initializer, kernel_regularizer, kernel_constraint)
+        self._bias = (bias_initializer, bias_regularizer, bias_constraint)
+
+    def _tuple(self, value):
+        return tuple(value) if isinstance(value, (list, tuple)) else (int(value),) * self.rank
+
+    def build(self, input_shape):
+        channels = int(input_shape[1 if self.data_format.startswith("NC") else -1])
+        shape = (self.kernel_size + (self.filters, channels) if self.transpose
+                 else self.kernel_size + (channels, self.filters))
+        initializer, regularizer, constraint = self._kernel
+        self.kernel = self.add_weight("kernel", list(shape), initializer=initializer, regularizer=regularizer,
+                                      constraint=constraint)
+        self.bias = None
+        if self.use_bias:
+            initializer, regularizer, constraint = self._bias
+            self.bias = self.add_weight("bias", [self.filters], initializer=initializer, regularizer=regularizer,
+                                        constraint=constraint)
+
+    def _convolve(self, inputs):
+        return tf.nn.convolution(inputs, self.kernel, strides=self.strides, padding=self.padding,
+                                 dilations=self.dilation_rate, data_format=self.data_format)
+
+    def call(self, inputs):
+        outputs = self._convolve(tf.cast(inputs, self.kernel.dtype))
+        if self.bias is not None:
+            outputs = tf.nn.bias_add(outputs, self.bias,
+                                     data_format="NC..." if self.data_format.startswith("NC") else None)
+        return _activated(outputs, self.activation)
 
 
-def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=0.001, center=True, scale=True,
-                        beta_initializer="zeros", gamma_initializer="ones", moving_mean_initializer="zeros",
-                        moving_variance_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
-                        beta_constraint=None, gamma_constraint=None, training=False, trainable=True, name=None,
-                        reuse=None, renorm=False, renorm_clipping=None, renorm_momentum=0.99, fused=None,
-                        virtual_batch_size=None, adjustment=None):
-    _check(name, reuse)
-    if renorm or virtual_batch_size or adjustment:
-        raise NotImplementedError(f"tf1.layers.batch_normalization (layer {name!r}): renorm, virtual_batch_size "
-                                  "and adjustment are not supported")
-    return _called(BatchNormalization(
-        unbiased_moving_variance=True, axis=axis, momentum=momentum, epsilon=epsilon, center=center, scale=scale,
-        beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
-        moving_mean_initializer=moving_mean_initializer, moving_variance_initializer=moving_variance_initializer,
-        beta_regularizer=beta_regularizer, gamma_regularizer=gamma_regularizer, beta_constraint=beta_constraint,
-        gamma_constraint=gamma_constraint, trainable=trainable, name=name), inputs, training=training)
+class Conv1D(_Conv):
+    base_name, rank = "conv1d", 1
 
 
-def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
-    return keras.layers.Dropout(rate, noise_shape=noise_shape, seed=seed, name=name)(inputs, training=training)
+class Conv2D(_Conv):
+    base_name, rank = "conv2d", 2
 
 
-def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
-    return keras.layers.MaxPooling2D(pool_size, strides, padding=padding, data_format=data_format, name=name)(inputs)
+class Conv3D(_Conv):
+    base_name, rank = "conv3d", 3
 
 
-def average_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):
-    return keras.layers.AveragePooling2D(pool_size, strides, padding=padding, data_format=data_format,
-                                         name=name)(inputs)
+class Conv2DTranspose(_Conv):
+    base_name, rank, transpose = "conv2d_transpose", 2, True
+
+    def _convolve(self, inputs):
+        if self.dilation_rate != (1, 1):
+            raise NotImplementedError("conv2d_transpose with dilation_rate is not supported")
+        channels_first = self.data_format.startswith("NC")
+        shape = tf.shape(inputs)
+        sizes = [shape[2], shape[3]] if channels_first else [shape[1], shape[2]]
+        out = []
+        for size, kernel, stride in zip(sizes, self.kernel_size, self.strides):
+            out.append(size * stride if self.padding == "SAME" else size * stride + max(kernel - stride, 0))
+        output_shape = tf.stack([shape[0], self.filters] + out if channels_first else [shape[0]] + out + [self.filters])
+        return tf.nn.conv2d_transpose(inputs, self.kernel, output_shape, strides=self.strides, padding=self.padding,
+                                      data_format=self.data_format)
 
 
-def flatten(inputs, name=None, data_format="channels_last"):
-    return keras.layers.Flatten(data_format=data_format, name=name)(inputs)
+class BatchNormalization(Layer):
+    """TF1's batch norm (see the module for how its statistics move)."""
+
+    base_name = "batch_normalization"
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer=tf.compat.v1.zeros_initializer(), gamma_initializer=tf.compat.v1.ones_initializer(),
+                 moving_mean_initializer=tf.compat.v1.zeros_initializer(),
+                 moving_variance_initializer=tf.compat.v1.ones_initializer(), beta_regularizer=None,
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None, renorm=False,
+                 renorm_clipping=None, renorm_momentum=0.99, fused=None, trainable=True, virtual_batch_size=None,
+                 adjustment=None, name=None, **kwargs):
+        super().__init__(trainable=trainable, name=name, **kwargs)
+        if renorm or virtual_batch_size or adjustment:
+            raise NotImplementedError(f"tf1.layers.batch_normalization (layer {name!r}): renorm, virtual_batch_size "
+                                      "and adjustment are not supported")
+        self.axis, self.momentum, self.epsilon, self.center, self.scale = axis, momentum, epsilon, center, scale
+        self._initializers = (beta_initializer, gamma_initializer, moving_mean_initializer,
+                              moving_variance_initializer)
+        self._regularizers = (beta_regularizer, gamma_regularizer)
+        self._constraints = (beta_constraint, gamma_constraint)
+
+    def build(self, input_shape):
+        rank = input_shape.rank
+        self._axis = self.axis % rank
+        size = [int(input_shape[self._axis])]
+        beta_init, gamma_init, mean_init, variance_init = self._initializers
+        self.gamma = self.add_weight("gamma", size, tf.float32, gamma_init, self._regularizers[1],
+                                     constraint=self._constraints[1]) if self.scale else None
+        self.beta = self.add_weight("beta", size, tf.float32, beta_init, self._regularizers[0],
+                                    constraint=self._constraints[0]) if self.center else None
+        moving = [GraphKeys.GLOBAL_VARIABLES, GraphKeys.MOVING_AVERAGE_VARIABLES]
+        self.moving_mean = self.add_weight("moving_mean", size, tf.float32, mean_init, trainable=False,
+                                           collections=moving)
+        self.moving_variance = self.add_weight("moving_variance", size, tf.float32, variance_init, trainable=False,
+                                               collections=moving)
+
+    def _fusable(self, inputs):
+        return inputs.shape.rank == 4 and self._axis in (1, 3)
+
+    def call(self, inputs, training=False):
+        static = tf.get_static_value(training) if isinstance(training, tf.Tensor) else training
+        if static is None:
+            raise NotImplementedError(
+                f"tf1.layers.batch_normalization (layer {self._scope.name!r}): training must be known when model_fn "
+                "is traced (a Python bool such as mode == ModeKeys.TRAIN), not a tensor")
+        return self._normalize(inputs, bool(static))
+
+    def _offsets(self, size, dtype):
+        gamma = tf.ones(size, dtype) if self.gamma is None else tf.cast(self.gamma, dtype)
+        beta = tf.zeros(size, dtype) if self.beta is None else tf.cast(self.beta, dtype)
+        return gamma, beta
+
+    def _normalize(self, inputs, training):
+        size = self.moving_mean.shape
+        if self._fusable(inputs):
+            gamma, beta = self._offsets(size, tf.float32)
+            data_format = "NCHW" if self._axis == 1 else "NHWC"
+            if not training:
+                outputs, *_ = tf.raw_ops.FusedBatchNormV3(
+                    x=inputs, scale=gamma, offset=beta, mean=self.moving_mean, variance=self.moving_variance,
+                    epsilon=self.epsilon, data_format=data_format, is_training=False)
+                return outputs
+            empty = tf.constant([], tf.float32)
+            outputs, mean, variance, *_ = tf.raw_ops.FusedBatchNormV3(
+                x=inputs, scale=gamma, offset=beta, mean=empty, variance=empty, epsilon=self.epsilon,
+                data_format=data_format, is_training=True)
+        else:
+            axes = [i for i in range(inputs.shape.rank) if i != self._axis]
+            shape = [1] * inputs.shape.rank
+            shape[self._axis] = size[0]
+            gamma, beta = self._offsets(size, inputs.dtype)
+            if training:
+                mean, variance = tf.nn.moments(inputs, axes)
+            else:
+                mean, variance = self.moving_mean, self.moving_variance
+            outputs = tf.nn.batch_normalization(
+                inputs, tf.reshape(tf.cast(mean, inputs.dtype), shape), tf.reshape(tf.cast(variance, inputs.dtype),
+                                                                                   shape),
+                tf.reshape(beta, shape), tf.reshape(gamma, shape), self.epsilon)
+            if not training:
+                return outputs
+        for variable, batch_value in ((self.moving_mean, mean), (self.moving_variance, variance)):
+            decayed = variable - (variable - tf.cast(batch_value, variable.dtype)) * (1.0 - self.momentum)
+            tf.compat.v1.add_to_collection(GraphKeys.UPDATE_OPS, registry.assign_after_step(variable, decayed))
+        return outputs
+
+
+class Dropout(Layer):
+    base_name = "dropout"
+
+    def __init__(self, rate=0.5, noise_shape=None, seed=None, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
+
+    def call(self, inputs, training=False):
+        def dropped():
+            return tf.nn.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape, seed=self.seed)
+
+        static = tf.get_static_value(training) if isinstance(training, tf.Tensor) else training
+        if static is None:
+            return tf.cond(tf.cast(training, tf.bool), dropped, lambda: tf.identity(inputs))
+        return dropped() if static else tf.identity(inputs)
+
+
+class Flatten(Layer):
+    base_name = "flatten"
+
+    def __init__(self, data_format="channels_last", name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.data_format = data_format
+
+    def call(self, inputs):
+        if self.data_format == "channels_first" and inputs.shape.rank and inputs.shape.rank > 2:
+            inputs = tf.transpose(inputs, [0] + list(range(2, inputs.shape.rank)) + [1])
+        inner = inputs.shape[1:]
+        size = inner.num_elements() if inner.is_fully_defined() else -1
+        return tf.reshape(inputs, [tf.shape(inputs)[0], size])
+
+
+class _Pooling(Layer):
+    rank, pool = 2, "MAX"
+
+    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last", name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.pool_size, self.strides = self._tuple(pool_size), self._tuple(strides)
+        self.padding = padding.upper()
+        self.data_format = _format(data_format, self.rank)
+
+    def _tuple(self, value):
+        return tuple(value) if isinstance(value, (list, tuple)) else (int(value),) * self.rank
+
+    def call(self, inputs):
+        return tf.nn.pool(inputs, self.pool_size, self.pool, strides=self.strides, padding=self.padding,
+                          data_format=self.data_format)
+
+
+def _pooling(name, base_name, rank, pool):
+    return type(name, (_Pooling,), {"base_name": base_name, "rank": rank, "pool": pool})
+
+
+MaxPooling1D, MaxPooling2D, MaxPooling3D = (_pooling(f"MaxPooling{r}D", f"max_pooling{r}d", r, "MAX")
+                                            for r in (1, 2, 3))
+AveragePooling1D, AveragePooling2D, AveragePooling3D = (
+    _pooling(f"AveragePooling{r}D", f"average_pooling{r}d", r, "AVG") for r in (1, 2, 3))
+
+
+def _function(layer_class, layer_arguments):
+    """tf.compat.v1.layers' function form: the layer made and called once; `reuse` shares a named layer's variables."""
+    def layer_function(inputs, *args, training=None, reuse=None, **kwargs):
+        layer = layer_class(*args, _reuse=reuse, **kwargs)
+        return layer(inputs) if training is None or not layer_arguments else layer(inputs, training=training)
+    layer_function.__name__ = layer_class.base_name
+    layer_function.__doc__ = f"tf.compat.v1.layers.{layer_class.base_name}: {layer_class.__name__}(...)(inputs)."
+    return layer_function
+
+
+dense = _function(Dense, False)
+conv1d, conv2d, conv3d = _function(Conv1D, False), _function(Conv2D, False), _function(Conv3D, False)
+conv2d_transpose = _function(Conv2DTranspose, False)
+batch_normalization = _function(BatchNormalization, True)
+dropout = _function(Dropout, True)
+flatten = _function(Flatten, False)
+max_pooling1d, max_pooling2d, max_pooling3d = (_function(c, False) for c in (MaxPooling1D, MaxPooling2D, MaxPooling3D))
+average_pooling1d, average_pooling2d, average_pooling3d = (
+    _function(c, False) for c in (AveragePooling1D, AveragePooling2D, AveragePooling3D))

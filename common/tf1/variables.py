@@ -1,20 +1,23 @@
-"""tf.compat.v1.trainable_variables() inside model_fn.
+"""tf.compat.v1.trainable_variables() inside model_fn, as programs upgraded here call it.
 
-TF1 programs summed a weight decay over the graph's trainable-variables
-collection (the official CIFAR-10 example did); in TF2 that collection is
-empty inside a tf.function, so the decay would silently be zero. Here the
-model's variables stand in for the collection.
+TF1 programs summed a weight decay over the graph's trainable variables (the
+official CIFAR-10 example did). Each call of model_fn has a fresh TF1 graph's
+collections (common.variables.tf1_graph), so TensorFlow's own function lists
+them too; this one lists the variables as layers and optimizers know them
+(a Keras layer's as its Keras variable), which an XLA-compiled tower reads
+from its own device.
 """
+
+import re
 
 from common.variables import registry
 
 
 def trainable_variables(scope=None):
     """The trainable variables model_fn has made so far (every one, after its
-    first call), as the Keras variables layers read, so a loss built from them
-    is differentiated on every tower."""
-    if scope is not None:
-        raise ValueError(
-            f"trainable_variables(scope={scope!r}): variable scopes do not name variables here; filter the list "
-            "by v.path (\"model_fn/<layer>/kernel\" for a layer model_fn built, its Keras path for a module's)")
-    return registry.active_registry().trainable_variables()
+    first call), those whose TF1 name `scope` matches (re.match) when given."""
+    active = registry.active_registry()
+    variables = active.trainable_variables()
+    if scope is None:
+        return variables
+    return [v for v in variables if re.match(scope, active.name_of(v) or v.name)]

@@ -26,11 +26,17 @@ HOOK_NAMES = ("LoggingTensorHook", "StopAtStepHook", "CheckpointSaverHook", "Sum
 EARLY_STOPPING_NAMES = ("stop_if_higher_hook", "stop_if_lower_hook", "stop_if_no_increase_hook",
                         "stop_if_no_decrease_hook", "make_early_stopping_hook", "read_eval_metrics")
 TF1_TRAIN_PREFIXES = ("tf.compat.v1.train.", "tf.train.")
-TF1_OPTIMIZERS = ("GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer", "AdagradOptimizer",
-                  "RMSPropOptimizer")
+TF1_TRAIN_NAMES = ("Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
+                   "AdagradOptimizer", "RMSPropOptimizer", "FtrlOptimizer", "ProximalAdagradOptimizer",
+                   "ProximalGradientDescentOptimizer", "AdadeltaOptimizer", "AdagradDAOptimizer", "Scaffold",
+                   "init_from_checkpoint")
 SESSION_RUN_NAMES = ("SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues",
                      "CheckpointSaverListener")
-TF1_LAYERS = ("dense", "conv2d", "batch_normalization", "dropout", "max_pooling2d", "average_pooling2d", "flatten")
+TF1_LAYERS = ("dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose", "batch_normalization", "dropout",
+              "flatten", "max_pooling1d", "max_pooling2d", "max_pooling3d", "average_pooling1d", "average_pooling2d",
+              "average_pooling3d", "Layer", "Dense", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose",
+              "BatchNormalization", "Dropout", "Flatten", "MaxPooling1D", "MaxPooling2D", "MaxPooling3D",
+              "AveragePooling1D", "AveragePooling2D", "AveragePooling3D")
 TF1_METRICS = ("accuracy", "mean", "precision", "recall", "auc", "mean_squared_error", "root_mean_squared_error",
                "mean_absolute_error")
 REDUCTIONS = {"NONE": '"none"', "SUM": '"sum"', "SUM_OVER_BATCH_SIZE": '"sum_over_batch_size"',
@@ -48,7 +54,7 @@ def _renames():
         for name in HOOK_NAMES:
             renames[prefix + name] = "common.hooks." + name
     for prefix in TF1_TRAIN_PREFIXES:
-        for name in TF1_OPTIMIZERS:
+        for name in TF1_TRAIN_NAMES:
             renames[prefix + name] = "common.tf1.train." + name
         for name in ("get_global_step", "get_or_create_global_step"):
             renames[prefix + name] = "common.get_global_step"
@@ -70,9 +76,6 @@ def _renames():
     for prefix in ESTIMATOR_PREFIXES:
         for name in EARLY_STOPPING_NAMES:
             renames[prefix + "experimental." + name] = "common.early_stopping." + name
-    for prefix in ("tf.compat.v1.losses.", "tf.losses."):
-        for name in ("get_regularization_loss", "get_regularization_losses"):
-            renames[prefix + name] = "common.tf1.losses." + name
     renames["tf.contrib.estimator.clip_gradients_by_norm"] = "common.clip_gradients_by_norm"
     for name in ("tf.compat.v1.trainable_variables", "tf.trainable_variables"):
         renames[name] = "common.tf1.variables.trainable_variables"
@@ -107,18 +110,9 @@ UNSUPPORTED = {
     "tf.layers.": "this TF1 layer has no counterpart in common.tf1.layers; build the Keras layer inside model_fn",
     "tf.compat.v1.metrics.": "this TF1 metric has no counterpart in common.tf1.metrics; update a tf.keras.metrics "
                              "object in model_fn and return it in eval_metric_ops",
-    "tf.compat.v1.summary.": "only scalar summaries are written from model_fn; write others from a hook",
-    "tf.compat.v1.train.Scaffold": "a Scaffold has no counterpart: checkpoints hold the model's variables",
     "tf.estimator.experimental.": "this tf.estimator.experimental name has no counterpart here (the early-stopping "
                                   "hooks do: common.early_stopping)",
 }
-for _prefix in ("tf.compat.v1.GraphKeys.", "tf.GraphKeys."):
-    UNSUPPORTED[_prefix + "TRAINABLE_VARIABLES"] = (
-        "TF2 has no graph collections inside model_fn (get_collection would give [] and a weight decay over it "
-        "be silently zero): use common.tf1.variables.trainable_variables()")
-    UNSUPPORTED[_prefix + "REGULARIZATION_LOSSES"] = (
-        "TF2 has no graph collections inside model_fn (get_collection would give []): use "
-        "common.tf1.losses.get_regularization_losses()")
 for _prefix in ESTIMATOR_PREFIXES:
     UNSUPPORTED.setdefault(_prefix, "this tf.estimator name has no counterpart here (canned estimators are not "
                                     "supported: write a model_fn, or use common.model_to_estimator)")

@@ -48,3 +48,25 @@ def forget_uninitialized(variables):
     made = {id(v) for v in variables}
     waiting = global_state.get_global_attribute("uninitialized_variables") or []
     global_state.set_global_attribute("uninitialized_variables", [v for v in waiting if id(v) not in made])
+
+
+def _optimizers_made_outside_stateless_scopes():
+    """Keras cannot make an optimizer inside a StatelessScope (its iteration counter has a value, not a
+    callable, as initializer: "You are attempting to create a variable while in a stateless scope"), and a
+    train tower runs model_fn in one; TF 2.x model_fns make their optimizer there. So every optimizer is
+    constructed outside the scope (nothing of an optimizer's construction is a tower's state)."""
+    import keras
+    base = next(cls for cls in keras.optimizers.Optimizer.__mro__ if cls.__name__ == "BaseOptimizer")
+    construct = base.__init__
+    if getattr(construct, "outside_stateless_scopes", False):
+        return
+
+    def __init__(self, *args, **kwargs):
+        with outside_stateless_scope():
+            construct(self, *args, **kwargs)
+
+    __init__.outside_stateless_scopes = True
+    base.__init__ = __init__
+
+
+_optimizers_made_outside_stateless_scopes()

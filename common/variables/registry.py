@@ -24,11 +24,18 @@ import tensorflow as tf
 
 from common.devices import placement, precision
 from common.state import checkpoints
-from common.variables import keras_internals, served as served_variables
+from common.variables import call_record, keras_internals, keras_optimizers, tf1_graph
+from common.variables import served as served_variables
 from common.variables.served import VariableCreationError
 
 _ACTIVE = contextvars.ContextVar("common_active_registry", default=None)
 _HOOK_GLOBAL_STEP = contextvars.ContextVar("common_hook_global_step", default=None)
+
+
+def tf_variable(variable):
+    """The tf.Variable behind a Keras variable (or the variable itself): what TF1's update kernels take."""
+    inner = getattr(variable, "value", variable)
+    return inner if isinstance(inner, tf.Variable) else variable
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,13 +54,17 @@ class TrackedVariable:
 
 
 class ModelRegistry:
-    """The modules, the variables model_fn builds itself, the global step and
-    the rules on variable creation."""
+    """The modules, the variables model_fn builds itself (by Keras path or by
+    TF1 name), the optimizer, the global step and the rules on variable
+    creation; and, while model_fn runs, what the call records (`call`)."""
 
     def __init__(self, consolidation_device):
         self.modules = collections.OrderedDict()
         self.served = served_variables.ServedVariables("model")
+        self.tf1 = served_variables.ServedVariables("TF1", prefix="")  # by full TF1 name, checkpointed under it
         self.metric_state = served_variables.ServedVariables("metric")
+        self.optimizer_state = served_variables.ServedVariables("optimizer")  # Keras optimizers model_fn made
+        self.tf1_optimizer_state = served_variables.ServedVariables("TF1 optimizer", prefix="")  # slots by TF1 name
         self.optimizer = None
         self._consolidation_device = consolidation_device
         self._making_optimizer = False
@@ -63,29 +74,41 @@ class ModelRegistry:
                 0, dtype=tf.int64, trainable=False, name="global_step"
             )
         self._building = False
+        self._deferring = False
+        self._applying = False
         self._global_step_read = None
-        self.summaries = {}  # name -> scalar tensor the model_fn call now running wrote (common.tf1.summary)
-        self.regularization_losses = []  # those of the TF1 layers the call now running built (common.tf1.layers)
+        self.call = None  # the CallRecord of the model_fn call now running
+        self._tracked = []  # the TrackedVariables not made by TF1's store, as tracked_variables last found them
 
     @contextlib.contextmanager
-    def model_fn_scope(self, building=False, placing_creator=None, global_step=None):
+    def model_fn_scope(self, building=False, placing_creator=None, global_step=None, deferring=False, applying=False,
+                       calling=True):
         """Makes this registry the one model_fn sees, and rules variable creation.
 
         building: variables may be created (the first call), each through
-        `placing_creator` (see common.placement); otherwise each variable
-        model_fn creates is served the one its first call created. Metric
-        state is created in any call, on the consolidation device; the
+        `placing_creator` (see common.devices.placement); otherwise each
+        variable model_fn creates is served the one its first call created.
+        Metric state is created in any call, on the consolidation device; the
         optimizer's variables are exempt.
         global_step: the variable get_global_step() answers instead of the
-        global step (an XLA-compiled tower gets a copy on its own device: it
-        cannot read a variable on another device).
+        global step (a train tower's view of it: see common.engine.step).
+        deferring: an optimizer's apply_gradients is recorded in the call's
+        CallRecord, not done (a call of model_fn).
+        applying: deferred updates are being done; every variable made is
+        optimizer state, created when it is first asked for.
+        calling: model_fn (or an update) is called in the scope, which gets a
+        fresh TF1 graph's state; else the scope only rules a trace that will
+        call it (a loop's).
+        Yields the call's CallRecord; the default graph's TF1 state is a
+        fresh graph's while it runs (common.variables.tf1_graph).
         """
         token = _ACTIVE.set(self)
-        outer = self._building, self._global_step_read, self.summaries, self.regularization_losses
+        outer = self._building, self._global_step_read, self.call, self._deferring, self._applying
         self._building = building
         self._global_step_read = global_step
-        self.summaries = {}
-        self.regularization_losses = []
+        self._deferring = deferring
+        self._applying = applying
+        self.call = call_record.CallRecord()
 
         def create(next_creator, kwargs):
             if placing_creator is None:
@@ -96,33 +119,75 @@ class ModelRegistry:
         def creator(next_creator, **kwargs):
             if self._making_optimizer:
                 return next_creator(**kwargs)
+            tf1 = tf1_graph.creating()
+            if tf1 is not None:
+                return self._tf1_variable(tf1, next_creator, kwargs, create)
             if self._factories_running:
                 return create(next_creator, kwargs)
             key = call.key(kwargs.get("name"))
             if served_variables.creating_metric():
                 return self._metric_variable(key, next_creator, kwargs)
+            optimizer = served_variables.creating_optimizer()
+            if optimizer is not None:
+                keras_optimizers.defer_apply(optimizer, deferring_updates, defer_update)
+            if optimizer is not None or self._applying:
+                return self._optimizer_variable(self.optimizer_state, key, next_creator, kwargs)
             if self._building:
                 variable = create(next_creator, kwargs)
                 self.served.record(key, variable)
-                return variable
-            shape, dtype = placement.requested_shape_and_dtype(kwargs)
-            return self.served.serve(key, shape, dtype)
+            else:
+                variable = self.served.serve(key, *placement.requested_shape_and_dtype(kwargs))
+            tf1_graph.collect(variable)
+            return variable
 
         try:
             with served_variables.model_fn_call(self.served) as call, \
-                    tf.variable_creator_scope(creator):
-                yield
+                    tf.variable_creator_scope(creator), \
+                    (tf1_graph.fresh_graph(self.global_step_for_model_fn()) if calling else contextlib.nullcontext()):
+                if calling and not building:  # (a train tower's Keras layers defer making theirs: listed at once)
+                    for tracked in self._tracked:
+                        tf1_graph.collect(tracked.variable)
+                yield self.call
+                if calling:
+                    self.call.summaries.extend(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES))
             if building:
                 self.served.forget(self._module_variables())
         finally:
-            self._building, self._global_step_read, self.summaries, self.regularization_losses = outer
+            self._building, self._global_step_read, self.call, self._deferring, self._applying = outer
             _ACTIVE.reset(token)
+
+    def _tf1_variable(self, tf1, next_creator, kwargs, create):
+        """A variable TF1's store makes: created under its TF1 name, or served."""
+        if tf1.optimizer_state or self._applying:
+            with tf.init_scope():  # (TF1's initial values are callables, made where the variable is)
+                return self._optimizer_variable(self.tf1_optimizer_state, tf1.name, next_creator, kwargs, tf1.device)
+        if not self._building:
+            return self.tf1.serve(tf1.name, *placement.requested_shape_and_dtype(kwargs))
+        variable = create(next_creator, kwargs)
+        self.tf1.record(tf1.name, variable)
+        return variable
+
+    @staticmethod
+    def _optimizer_variable(store, key, next_creator, kwargs, device=None):
+        """Optimizer state: served when it exists, made when first asked for (in the TRAIN probe, where
+        the updates are first done), on `device` (a slot's: its variable's) or where its maker puts it."""
+        if key in store.variables:
+            return store.serve(key, *placement.requested_shape_and_dtype(kwargs))
+        with tf.device(device) if device else contextlib.nullcontext():
+            variable = next_creator(**kwargs)
+        store.record(key, variable)
+        return variable
+
+    @property
+    def deferring(self):
+        """Whether an optimizer's apply_gradients is to be recorded, not done (see model_fn_scope)."""
+        return self._deferring
 
     def add_summary(self, name, value):
         """Records a scalar model_fn wrote as a summary; the spec offers it with its scalars."""
-        if name in self.summaries:
+        if name in self.call.scalars:
             raise ValueError(f"model_fn wrote the summary {name!r} twice in one call")
-        self.summaries[name] = value
+        self.call.scalars[name] = value
 
     def _module_variables(self):
         """The tf.Variables the registered modules own (built in their factory or
@@ -177,19 +242,22 @@ class ModelRegistry:
         first call builds, the variables themselves; after it, what layers and
         optimizers know (common.tf1.variables)."""
         if self._building:
-            variables = {id(v): v for v in self._module_variables() + list(self.served.variables.values())}
+            variables = {id(v): v for v in self._module_variables() + list(self.served.variables.values())
+                         + list(self.tf1.variables.values())}
             return [v for v in variables.values() if v.trainable]
         return [t.api_variable for t in self.tracked_variables() if t.trainable]
 
     def tracked_variables(self):
         """Every model variable with its stable name, in creation order: the
-        modules' first, then the ones model_fn built itself ("model_fn/<path>")."""
+        modules' first, then the ones model_fn built itself ("model_fn/<path>"
+        for Keras layers', the full TF1 name for get_variable's)."""
         tracked, seen, names = [], set(), set()
         owned = [(module_name, [(checkpoints.module_variable_name(module_name, v), v)
                                 for v in getattr(module, "variables", ())])
                  for module_name, module in self.modules.items()]
-        served = [self.served.keras_variable(key) for key in self.served.variables]
-        owned.append((checkpoints.MODEL_FN_SCOPE, [(v.path, v) for v in served]))  # path: "model_fn/<key>"
+        for store in (self.served, self.tf1):
+            wrapped = [store.keras_variable(key) for key in store.variables]
+            owned.append((store.kind, [(v.path, v) for v in wrapped]))  # path: the checkpoint name
         for module_name, variables in owned:
             for name, variable in variables:
                 inner = getattr(variable, "value", variable)
@@ -206,7 +274,28 @@ class ModelRegistry:
                 names.add(name)
                 keras_variable = variable if variable is not inner else None
                 tracked.append(TrackedVariable(name, inner, keras_variable, bool(variable.trainable)))
+        tf1_names = set(self.tf1.variables)
+        self._tracked = [t for t in tracked if t.name not in tf1_names]
         return tracked
+
+    def name_of(self, variable):
+        """The name a TF1 graph gave `variable`: its TF1 name, or the Keras path of a layer's model_fn built
+        ("linear/kernel"), or a module's checkpoint name; None for a variable the registry does not hold."""
+        inner = tf_variable(variable)
+        for store in (self.tf1, self.served):
+            for key, held in store.variables.items():
+                if held is inner:
+                    return key
+        for module_name, module in self.modules.items():
+            for held in getattr(module, "variables", ()):
+                if getattr(held, "value", held) is inner:
+                    return checkpoints.module_variable_name(module_name, held)
+        return None
+
+    def optimizer_state_variables(self):
+        """name -> variable of the optimizer state model_fn made itself (Keras optimizers' and TF1 slots)."""
+        return {**{store.name(key): variable for store in (self.optimizer_state, self.tf1_optimizer_state)
+                   for key, variable in store.variables.items()}}
 
 
 def running_model_fn():
@@ -222,6 +311,30 @@ def active_registry():
             "model_fn called by a common.Estimator"
         )
     return registry
+
+
+def defer_update(optimizer, grads_and_vars, apply):
+    """Records an optimizer's apply_gradients in the running train tower's call
+    (see call_record.DeferredUpdate); returns the op that stands for it."""
+    pairs = [(g, served_variables.served_variable(v)) for g, v in grads_and_vars]
+    active_registry().call.updates.append(call_record.DeferredUpdate(optimizer, pairs, apply))
+    return tf.no_op(name="deferred_update")
+
+
+def deferring_updates():
+    """Whether an optimizer's apply_gradients, called now, is to be deferred (a train tower's call)."""
+    registry = _ACTIVE.get()
+    return registry is not None and registry.deferring
+
+
+def assign_after_step(variable, value):
+    """Files `variable` to be assigned `value` after the step (averaged over the
+    towers), when a model_fn call is running; otherwise assigns it now. Returns the op."""
+    registry = _ACTIVE.get()
+    if registry is None:
+        return variable.assign(value)
+    registry.call.assigns.append((variable, value))
+    return tf.no_op(name="assign_after_step")
 
 
 def get_module(name, factory):

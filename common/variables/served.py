@@ -45,6 +45,14 @@ def creating_metric():
     return any(isinstance(entry.caller, keras.metrics.Metric) for entry in keras_internals.name_scope_stack())
 
 
+def creating_optimizer():
+    """The Keras optimizer whose variable is being created (model_fn made it), or None."""
+    for entry in keras_internals.name_scope_stack():
+        if isinstance(entry.caller, keras.optimizers.Optimizer):
+            return entry.caller
+    return None
+
+
 def _path_here(name):
     parts = []
     for entry in keras_internals.name_scope_stack():
@@ -54,12 +62,12 @@ def _path_here(name):
     return "/".join(parts + [name])
 
 
-def _keras_wrapper(key, variable):
-    """A Keras variable over `variable` whose path is "model_fn/<key>", its
-    checkpoint name: what the optimizer is built on (its slot names come from
-    the path, so they cannot clash with a module's) and what a compiled
-    tower's state mapping is keyed by."""
-    *scopes, name = [checkpoints.MODEL_FN_SCOPE] + key.split("/")
+def _keras_wrapper(path, variable):
+    """A Keras variable over `variable` whose path is `path`, its checkpoint
+    name: what the optimizer is built on (its slot names come from the path,
+    so they cannot clash with a module's) and what a compiled tower's state
+    mapping is keyed by."""
+    *scopes, name = path.split("/")
     with contextlib.ExitStack() as stack:
         stack.enter_context(keras_internals.outside_stateless_scope())  # a wrapper is made, not deferred
         for scope in scopes:
@@ -68,10 +76,12 @@ def _keras_wrapper(key, variable):
 
 
 class ServedVariables:
-    """key -> variable of one kind (model variables, or metric state)."""
+    """key -> variable of one kind (model variables, TF1 ones, metric or
+    optimizer state); each is checkpointed as prefix + key."""
 
-    def __init__(self, kind):
+    def __init__(self, kind, prefix=checkpoints.MODEL_FN_SCOPE + "/"):
         self.kind = kind
+        self.prefix = prefix
         self.variables: Dict[str, tf.Variable] = {}
         self._wrappers: Dict[str, object] = {}
 
@@ -106,9 +116,13 @@ class ServedVariables:
                 f"but its first call created it as {variable.dtype.name}")
         return variable
 
+    def name(self, key):
+        """The checkpoint name of the variable served under `key`."""
+        return self.prefix + key
+
     def keras_variable(self, key):
         if key not in self._wrappers:
-            self._wrappers[key] = _keras_wrapper(key, self.variables[key])
+            self._wrappers[key] = _keras_wrapper(self.name(key), self.variables[key])
         return self._wrappers[key]
 
 
@@ -155,6 +169,16 @@ def model_fn_call(model):
         _ACTIVE_CALL.reset(token)
 
 
+def served_variable(variable):
+    """The served Keras variable that `variable`, a deferred one a layer of this model_fn call made in a
+    train tower, stands for (what an optimizer model_fn made must update); otherwise `variable` itself."""
+    call = _ACTIVE_CALL.get()
+    if call is None or getattr(variable, "_value", True) is not None:
+        return variable
+    key = call.match_deferred(variable)
+    return variable if key is None else call.model.keras_variable(key)
+
+
 class TowerStateScope(keras.StatelessScope):
     """A StatelessScope that also knows the variables model_fn's layers create
     inside it: reads of such a (deferred) variable get the served variable's
@@ -166,12 +190,11 @@ class TowerStateScope(keras.StatelessScope):
         self._made_here = []
 
     def _served(self, variable) -> Optional[object]:
-        call = _ACTIVE_CALL.get()
-        if call is None or getattr(variable, "_value", True) is not None:
+        if _ACTIVE_CALL.get() is None or getattr(variable, "_value", True) is not None:
             return None
         self._made_here.append(variable)
-        key = call.match_deferred(variable)
-        return None if key is None else call.model.keras_variable(key)
+        served = served_variable(variable)
+        return None if served is variable else served
 
     def new_value(self, variable):
         """The value the scope holds for `variable` (given in the state mapping,

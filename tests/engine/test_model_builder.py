@@ -47,7 +47,7 @@ def test_later_probes_and_calls_create_nothing_and_return_their_own_spec():
     assert probe(model, common.ModeKeys.EVAL).totals[:3] == ("count", "batch_loss_sum", "batches")
     assert probe(model, common.ModeKeys.TRAIN) is probe(model, common.ModeKeys.TRAIN)  # kept per mode
     with model.scope():
-        spec = model.call(tf.zeros([2, 4]), tf.zeros([2], tf.int64), common.ModeKeys.EVAL)
+        spec = model.call(tf.zeros([2, 4]), tf.zeros([2], tf.int64), common.ModeKeys.EVAL).spec
     assert spec.mode == common.ModeKeys.EVAL and spec.loss.shape.rank == 0
     assert [id(t.variable) for t in model.model_variables] == before
 

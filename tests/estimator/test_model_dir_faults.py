@@ -46,7 +46,7 @@ def resume_to_9(model_dir, caplog):
     assert tf.train.latest_checkpoint(str(model_dir)).endswith("model.ckpt-9")  # the state file is right again
     for step in checkpoint_steps(model_dir):
         tf.train.load_checkpoint(str(model_dir / f"model.ckpt-{step}")).get_tensor(
-            "vars/global_step/.ATTRIBUTES/VARIABLE_VALUE")
+            "global_step")
     return caplog.text
 
 
@@ -125,7 +125,7 @@ def test_a_full_disk_is_one_line_naming_the_file_and_the_space_and_the_next_star
     assert steps and not [name for name in os.listdir(model_dir) if "_temp" in name]
     for step in steps:  # what was saved before still loads
         tf.train.load_checkpoint(str(model_dir / f"model.ckpt-{step}")).get_tensor(
-            "vars/global_step/.ATTRIBUTES/VARIABLE_VALUE")
+            "global_step")
     moved = tmp_path / "moved"  # the user frees space: here, the dir moves to a bigger disk
     shutil.copytree(model_dir, moved)
     code, out, err = run_job(moved, f"--train_steps={steps[-1] + 2}", "--hidden=200")

@@ -24,18 +24,35 @@ def test_tf1_batch_normalization_keeps_tf1_defaults(tmp_path):
     x = RNG.randn(32, 3).astype(np.float32) * 2 + 5
     est = common.Estimator(bn_fn, str(tmp_path))
     est.train(lambda: tf.data.Dataset.from_tensors((x, np.zeros((32, 1), np.float32))).repeat(), steps=1)
-    moving_mean = est.get_variable_value("model_fn/batch_normalization/moving_mean")
+    moving_mean = est.get_variable_value("batch_normalization/moving_mean")
     np.testing.assert_allclose(moving_mean, 0.01 * x.mean(axis=0), rtol=1e-5)  # TF1's momentum: 0.99
 
 
-def test_sharing_a_tf1_layer_within_one_call_is_refused_by_name():
-    with pytest.raises(NotImplementedError, match=r"\(layer 'tower'\): reuse=True within one call"):
-        layers.dense(tf.zeros([1, 2]), 3, name="tower", reuse=True)
-    tf.compat.v1.get_variable_scope().reuse_variables()  # the root scope's flag (set by whatever ran first)
-    layers.dense(tf.zeros([1, 2]), 3, name="root")  # does not count
-    with tf.compat.v1.variable_scope("shared", reuse=tf.compat.v1.AUTO_REUSE):
-        with pytest.raises(NotImplementedError, match=r"\(layer 'tower'\): a variable_scope with reuse=.*"
-                                                      r"would get weights of its own"):
+def test_tf1_names_and_sharing_as_a_tf1_graph_had_them(tmp_path):
+    names = []
+
+    def shared_fn(features, labels, mode):
+        first = layers.dense(features, 2, name="tower")
+        again = layers.dense(features, 2, name="tower", reuse=True)  # the same variables
+        with tf.compat.v1.variable_scope("block"):
+            unnamed = layers.dense(layers.dense(first, 2), 2)  # dense, dense_1
+        with tf.compat.v1.variable_scope("block", reuse=True):
+            layers.dense(first, 2)  # block/dense again
+        names.append(sorted(v.name for v in tf.compat.v1.trainable_variables()))
+        loss = tf.reduce_mean(tf.square(unnamed + again - first - again))
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(loss))
+
+    features, labels = models.blobs(16)
+    est = common.Estimator(shared_fn, str(tmp_path), config=common.RunConfig(device_plan=models.plan(2)))
+    est.train(models.train_input(features, labels, 8), steps=2)
+    expected = ["block/dense/bias:0", "block/dense/kernel:0", "block/dense_1/bias:0", "block/dense_1/kernel:0",
+                "tower/bias:0", "tower/kernel:0"]
+    assert names[0] == expected and names[-1] == expected  # the probe, and the last tower of a step: the same
+    assert sorted(n for n in est.get_variable_names() if n in [e[:-2] for e in expected]) == \
+        sorted(e[:-2] for e in expected)
+    with pytest.raises(ValueError, match="Variable tower/kernel already exists, disallowed"):
+        with tf.Graph().as_default():
+            layers.dense(tf.zeros([1, 2]), 3, name="tower")
             layers.dense(tf.zeros([1, 2]), 3, name="tower")
 
 

@@ -74,5 +74,5 @@ def test_tf1_layers_and_metrics_train_and_stream_on_two_towers(tmp_path, strateg
     assert results["auc"] == pytest.approx(float(auc.result()), abs=1e-6)
 
     saved = checkpoints.variable_shapes(tf.train.latest_checkpoint(str(tmp_path)))
-    assert saved["model_fn/conv2d/kernel"] == [3, 3, 1, 4] and saved["model_fn/logits/kernel"] == [16, 2]
-    assert "model_fn/batch_normalization/moving_mean" in saved
+    assert saved["conv2d/kernel"] == [3, 3, 1, 4] and saved["logits/kernel"] == [16, 2]
+    assert "batch_normalization/moving_mean" in saved

@@ -16,8 +16,8 @@ X = RNG.randn(8, 3).astype(np.float32)
 Y = RNG.randn(8, 1).astype(np.float32)
 
 
-@pytest.mark.parametrize("num_towers,jit_compile", [(1, False), (2, True)])
-def test_weight_decay_over_tf1_trainable_variables_reaches_every_variable(tmp_path, num_towers, jit_compile):
+@pytest.mark.parametrize("num_towers", [1, 2])
+def test_weight_decay_over_tf1_trainable_variables_reaches_every_variable(tmp_path, num_towers):
     """tf.compat.v1.trainable_variables() (upgraded) lists the layers model_fn builds and its modules'
     variables; with the decay as the only loss, gradient descent scales each by (1 - lr) a step."""
     def decay_fn(features, labels, mode):
@@ -30,13 +30,26 @@ def test_weight_decay_over_tf1_trainable_variables_reaches_every_variable(tmp_pa
         return common.EstimatorSpec(mode, loss=decay, train_op=train_op, predictions=predictions)
 
     est = common.Estimator(decay_fn, str(tmp_path), config=common.RunConfig(
-        device_plan=models.plan(num_towers), jit_compile=jit_compile))
+        device_plan=models.plan(num_towers)))
     est.train(lambda: tf.data.Dataset.from_tensors((X, Y)).repeat(), steps=3)
     values = {name: v for name, v in est.variable_values().items()
               if name != "global_step" and not name.startswith("optimizer/")}
-    assert sorted(values) == ["head/head/bias", "head/head/kernel", "model_fn/dense/bias", "model_fn/dense/kernel"]
-    np.testing.assert_allclose(values["model_fn/dense/kernel"], np.full((3, 2), 1.5 * 0.9 ** 3), rtol=1e-6)
-    np.testing.assert_allclose(values["model_fn/dense/bias"], np.full(2, 0.9 ** 3), rtol=1e-6)
+    assert sorted(values) == ["dense/bias", "dense/kernel", "head/head/bias", "head/head/kernel"]
+    np.testing.assert_allclose(values["dense/kernel"], np.full((3, 2), 1.5 * 0.9 ** 3), rtol=1e-6)
+    np.testing.assert_allclose(values["dense/bias"], np.full(2, 0.9 ** 3), rtol=1e-6)
     np.testing.assert_allclose(values["head/head/kernel"], np.full((2, 1), 0.9 ** 3), rtol=1e-6)
-    with pytest.raises(ValueError, match=r"trainable_variables\(scope='dense'\): variable scopes do not name"):
-        tf1_variables.trainable_variables(scope="dense")
+
+
+def test_a_scope_picks_the_variables_whose_tf1_name_it_matches(tmp_path):
+    seen = []
+
+    def scoped_fn(features, labels, mode):
+        with tf.compat.v1.variable_scope("encoder"):
+            hidden = tf1_layers.dense(features, 2)
+        predictions = tf1_layers.dense(hidden, 1, name="head")
+        seen.append(sorted(v.name for v in tf1_variables.trainable_variables(scope="encoder")))
+        loss = tf.reduce_mean(tf.square(predictions - labels))
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(loss))
+
+    common.Estimator(scoped_fn, str(tmp_path)).train(lambda: tf.data.Dataset.from_tensors((X, Y)).repeat(), steps=1)
+    assert seen[0] == ["encoder/dense/bias:0", "encoder/dense/kernel:0"]

@@ -44,9 +44,9 @@ SEQUENTIAL_NAMES = {  # ours -> tf.estimator's checkpoint names
     "model_fn/sequential/batch_normalization/gamma": "batch_normalization/gamma",
     "model_fn/sequential/batch_normalization/beta": "batch_normalization/beta",
     "model_fn/sequential/dense_1/kernel": "dense_1/kernel", "model_fn/sequential/dense_1/bias": "dense_1/bias",
-    "optimizer/model_fn_sequential_dense_kernel_momentum": "dense/kernel/Momentum",
-    "optimizer/model_fn_sequential_dense_1_kernel_momentum": "dense_1/kernel/Momentum",
-    "optimizer/model_fn_sequential_batch_normalization_gamma_momentum": "batch_normalization/gamma/Momentum",
+    "sequential/dense/kernel/Momentum": "dense/kernel/Momentum",  # TF1 slots, named after the Keras path
+    "sequential/dense_1/kernel/Momentum": "dense_1/kernel/Momentum",
+    "sequential/batch_normalization/gamma/Momentum": "batch_normalization/gamma/Momentum",
 }
 
 
@@ -141,11 +141,10 @@ def test_the_mirrored_program_trains_as_tf_estimator_under_the_strategy(programs
     assert results["loss"] == pytest.approx(reference["eval"]["loss"], rel=1e-5)
 
 
-TF1_CNN_NAMES = {f"model_fn/{name}": name for name in (
+TF1_CNN_NAMES = {name: name for name in (  # TF1 layers and slots: tf.estimator's names
     "conv2d/kernel", "conv2d/bias", "batch_normalization/gamma", "batch_normalization/beta",
-    "batch_normalization/moving_mean", "batch_normalization/moving_variance", "logits/kernel", "logits/bias")}
-TF1_CNN_NAMES["optimizer/model_fn_conv2d_kernel_momentum"] = "conv2d/kernel/Momentum"
-TF1_CNN_NAMES["optimizer/model_fn_logits_bias_momentum"] = "logits/bias/Momentum"
+    "batch_normalization/moving_mean", "batch_normalization/moving_variance", "logits/kernel", "logits/bias",
+    "conv2d/kernel/Momentum", "logits/bias/Momentum")}
 
 
 def test_the_tf1_layers_program_trains_as_tf_estimator_trained_it(programs, tmp_path):
@@ -176,17 +175,9 @@ def test_the_tf1_layers_program_on_two_towers_learns_and_resumes(programs, tmp_p
     np.testing.assert_allclose(served["probabilities"].numpy(), predicted[:8], rtol=1e-5)
 
 
-def _tf1_names(ours, our_slot, their_slot):
-    """tf.estimator's name of each of our variables: model_fn/<path> is <path>, our slot
-    optimizer/model_fn_<layer>_<variable>_<our_slot> is <layer>/<variable>/<their_slot>."""
-    names = {}
-    for name in ours:
-        if name.startswith("model_fn/"):
-            names[name] = name[len("model_fn/"):]
-        elif name.startswith("optimizer/model_fn_") and name.endswith("_" + our_slot):
-            layer, variable = name[len("optimizer/model_fn_"):-len(our_slot) - 1].rsplit("_", 1)
-            names[name] = f"{layer}/{variable}/{their_slot}"
-    return names
+def _tf1_names(ours, theirs):
+    """Our variables that tf.estimator's checkpoint holds under the same name (TF1 layers', TF1 slots)."""
+    return {name: name for name in ours if name in theirs}
 
 
 def _logged(caplog, pattern):
@@ -200,8 +191,8 @@ def test_the_resnet_builder_program_trains_as_tf_estimator_trained_it(programs, 
         est, results, export_dir = programs["tf1_resnet_builder"].main(str(tmp_path))
     reference = REFERENCE["tf1_resnet_builder"]
     ours = _values(est)
-    names = _tf1_names(ours, "momentum", "Momentum")
-    assert len(names) == len(reference["variables"]) - 1 == 44  # every variable but the global step, mapped
+    names = _tf1_names(ours, reference["variables"])
+    assert len(names) == len(reference["variables"]) == 45  # every variable of its checkpoint, under its name
     _assert_matches(ours, reference["variables"], names)
     assert results["accuracy"] == reference["eval"]["accuracy"]
     assert results["loss"] == pytest.approx(reference["eval"]["loss"], rel=1e-5)
@@ -224,8 +215,8 @@ def test_the_feature_column_program_trains_as_tf_estimator_trained_it(programs, 
         est, seen, results = programs["tf1_feature_columns"].main(str(tmp_path))
     reference = REFERENCE["tf1_feature_columns"]
     ours = _values(est)
-    names = _tf1_names(ours, "accumulator", "Adagrad")
-    assert len(names) == len(reference["variables"]) - 1 == 8
+    names = _tf1_names(ours, reference["variables"])
+    assert len(names) == len(reference["variables"]) == 9
     _assert_matches(ours, reference["variables"], names)
     assert results == pytest.approx(reference["eval"], rel=1e-6)
     np.testing.assert_allclose([row for row, _ in seen], [row for row, _ in reference["seen"]], rtol=2e-5)

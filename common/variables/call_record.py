@@ -1,0 +1,61 @@
+"""What one call of model_fn hands the framework besides its EstimatorSpec.
+
+TF1 code inside model_fn changes state as it goes: an optimizer's
+apply_gradients updates the variables, batch norm moves its statistics,
+summaries are written, init_from_checkpoint says how the model starts. On
+towers none of that can happen inside a tower's call: the update must wait
+for every tower's gradients. So a call records it here instead, and the
+framework does it once, after the towers (common.engine.step), or when the
+model is initialized (common.estimator.model_state).
+"""
+
+import dataclasses
+from typing import Callable, Dict, List, Optional, Tuple
+
+import tensorflow as tf
+
+
+@dataclasses.dataclass
+class DeferredUpdate:
+    """An optimizer's apply_gradients called in model_fn, not yet done.
+
+    apply(grads_and_vars) makes the update (an op) with the gradients given:
+    the framework calls it once per step with each variable's gradient
+    averaged over the towers.
+    """
+
+    optimizer: object
+    grads_and_vars: List[Tuple[Optional[tf.Tensor], object]]
+    apply: Callable
+
+    @property
+    def learning_rate(self):
+        """The optimizer's learning rate as a float32 scalar tensor, or None when it does not say."""
+        for attribute in ("_learning_rate", "learning_rate", "_lr"):
+            rate = getattr(self.optimizer, attribute, None)
+            if callable(rate) and not isinstance(rate, (tf.Tensor, tf.Variable)):
+                rate = rate()
+            if isinstance(rate, (int, float, tf.Tensor, tf.Variable)) or hasattr(rate, "dtype"):
+                return tf.cast(rate, tf.float32)
+        return None
+
+
+@dataclasses.dataclass
+class CheckpointInit:
+    """init_from_checkpoint in model_fn: these variables start from that checkpoint when the model is new."""
+
+    checkpoint: str
+    tensors: Dict[str, str]  # variable name (as checkpointed here) -> tensor name in `checkpoint`
+
+
+@dataclasses.dataclass
+class CallRecord:
+    """scalars: summary.scalar values (name -> float32 scalar); summaries: other summaries, serialized
+    Summary protos; updates: DeferredUpdates; assigns: (variable, value) to assign after the step;
+    checkpoint_inits: CheckpointInits."""
+
+    scalars: Dict[str, tf.Tensor] = dataclasses.field(default_factory=dict)
+    summaries: List[tf.Tensor] = dataclasses.field(default_factory=list)
+    updates: List[DeferredUpdate] = dataclasses.field(default_factory=list)
+    assigns: List[Tuple[object, tf.Tensor]] = dataclasses.field(default_factory=list)
+    checkpoint_inits: List[CheckpointInit] = dataclasses.field(default_factory=list)

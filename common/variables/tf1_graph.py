@@ -1,0 +1,201 @@
+"""TF1's graph surface inside model_fn: each call of model_fn sees a fresh TF1 graph.
+
+tf.estimator called model_fn once in a new graph, and TF1 code relied on what
+a fresh graph gives: variable scopes numbered from nothing
+(`variable_scope(default_name="bert")` is "bert", not "bert_1"), empty
+collections (trainable variables, regularization losses, update ops,
+summaries), a variable store that refuses one name twice unless asked to
+reuse it, and the global step in its collection. Here model_fn is traced once
+per tower, mode and retrace, in tf.function graphs that share those
+collections with the whole process. `fresh_graph()` gives each call its own.
+
+`Tf1VariableStore` is tf.compat.v1.get_variable's store for one call, with
+TF1's rules (reuse, AUTO_REUSE, default initializers by dtype, regularizers
+into REGULARIZATION_LOSSES, custom getters; a partitioner is accepted and the
+variable made whole, which is how a TF1 checkpoint holds a partitioned one).
+It makes each variable with tf.Variable under the full name TF1 gives it
+("bert/encoder/layer_0/attention/self/query/kernel"), announced by
+`creating(name)`: the registry's variable creator keys the variable by that
+name, serves it to every later call, and checkpoints it under it.
+
+TensorFlow's public API cannot install a variable store or name the
+collections the store and the scope counts live in
+(tensorflow.python.ops.variable_scope's _VARSTORE_KEY and
+_VARSCOPESTORE_KEY); this module is the one place they are read.
+"""
+
+import contextlib
+import contextvars
+import dataclasses
+from typing import Optional
+
+import tensorflow as tf
+from tensorflow.python.ops import variable_scope as tf1_scopes
+
+GraphKeys = tf.compat.v1.GraphKeys
+# What a fresh TF1 graph held nothing of; the first two are TF1's variable store and scope counts.
+FRESH_COLLECTIONS = (tf1_scopes._VARSTORE_KEY, tf1_scopes._VARSCOPESTORE_KEY, GraphKeys.GLOBAL_VARIABLES,
+                     GraphKeys.LOCAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.MODEL_VARIABLES,
+                     GraphKeys.METRIC_VARIABLES, GraphKeys.REGULARIZATION_LOSSES, GraphKeys.UPDATE_OPS,
+                     GraphKeys.SUMMARIES, GraphKeys.LOSSES, GraphKeys.GLOBAL_STEP, GraphKeys.MOVING_AVERAGE_VARIABLES)
+
+_CREATING = contextvars.ContextVar("common_tf1_variable_being_created", default=None)
+
+
+@dataclasses.dataclass(frozen=True)
+class Tf1Variable:
+    """What the store is creating: its full TF1 name, and whether it is optimizer state (a slot)."""
+
+    name: str
+    optimizer_state: bool = False
+    device: Optional[str] = None  # where it must live (a slot: its variable's device), else the plan decides
+
+
+def creating():
+    """The Tf1Variable the store is creating now, or None (a variable made otherwise)."""
+    return _CREATING.get()
+
+
+@contextlib.contextmanager
+def creating_variable(name, optimizer_state=False, device=None):
+    token = _CREATING.set(Tf1Variable(name, optimizer_state, device))
+    try:
+        yield
+    finally:
+        _CREATING.reset(token)
+
+
+def _default_initializer(name, dtype):
+    if dtype.is_floating:
+        return tf.compat.v1.glorot_uniform_initializer()
+    if dtype.is_integer or dtype.is_unsigned or dtype.is_bool or dtype == tf.string:
+        return tf.compat.v1.zeros_initializer()
+    raise ValueError(f"An initializer for variable {name} of {dtype.name} is required")
+
+
+class Tf1VariableStore:
+    """tf.compat.v1.get_variable's store for one model_fn call (see the module)."""
+
+    def __init__(self):
+        self.variables = {}  # full name -> variable, made or served in this call
+
+    def get_variable(self, name, shape=None, dtype=tf.float32, initializer=None, regularizer=None, reuse=None,
+                     trainable=None, collections=None, caching_device=None, partitioner=None, validate_shape=True,
+                     use_resource=None, custom_getter=None, constraint=None,
+                     synchronization=tf.VariableSynchronization.AUTO, aggregation=tf.VariableAggregation.NONE):
+        """What VariableScope.get_variable asks of a store (the scope has resolved its defaults)."""
+        del caching_device, partitioner, use_resource  # (one whole resource variable, wherever the plan puts it)
+
+        def true_getter(name, shape=None, dtype=tf.float32, initializer=None, regularizer=None, reuse=None,
+                        trainable=None, collections=None, validate_shape=True, constraint=None,
+                        synchronization=tf.VariableSynchronization.AUTO, aggregation=tf.VariableAggregation.NONE,
+                        **unused):
+            return self._get_single(name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
+                                    validate_shape, constraint, synchronization, aggregation)
+
+        arguments = dict(name=name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+                         reuse=reuse, trainable=trainable, collections=collections, validate_shape=validate_shape,
+                         constraint=constraint, synchronization=synchronization, aggregation=aggregation)
+        if custom_getter is not None:
+            return custom_getter(getter=true_getter, **arguments, caching_device=None, partitioner=None,
+                                 use_resource=True)
+        return true_getter(**arguments)
+
+    def _get_single(self, name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
+                    validate_shape, constraint, synchronization, aggregation):
+        dtype = tf.as_dtype(dtype or tf.float32).base_dtype
+        shape = None if shape is None else tf.TensorShape(shape)
+        if name in self.variables:
+            return self._reused(name, shape, dtype, reuse)
+        if reuse is True:
+            raise ValueError(f"Variable {name} does not exist, or was not created with tf.get_variable(). Did you "
+                             "mean to set reuse=tf.AUTO_REUSE in VarScope?")
+        if initializer is None:
+            initializer = _default_initializer(name, dtype)
+        if isinstance(initializer, type):
+            initializer = initializer(dtype=dtype)
+        if callable(initializer):
+            if shape is None or not shape.is_fully_defined():
+                raise ValueError(f"Shape of a new variable ({name}) must be fully defined, but instead was {shape}.")
+            dims = shape.as_list()
+            initial_value = lambda: initializer(dims, dtype=dtype)  # noqa: E731  (called once, where it is placed)
+        else:
+            initial_value = initializer
+        if trainable is None:
+            trainable = synchronization != tf.VariableSynchronization.ON_READ
+        with creating_variable(name):
+            variable = tf.Variable(initial_value, name=name, trainable=trainable, dtype=dtype,
+                                   validate_shape=validate_shape, constraint=constraint,
+                                   synchronization=synchronization, aggregation=aggregation)
+        self.variables[name] = variable
+        self._collect(variable, collections, trainable, regularizer, name)
+        return variable
+
+    def _reused(self, name, shape, dtype, reuse):
+        if reuse is False:
+            raise ValueError(f"Variable {name} already exists, disallowed. Did you mean to set reuse=True or "
+                             "reuse=tf.AUTO_REUSE in VarScope?")
+        found = self.variables[name]
+        if shape is not None and not shape.is_compatible_with(found.shape):
+            raise ValueError(f"Trying to share variable {name}, but specified shape {shape} and found shape "
+                             f"{found.shape}.")
+        if dtype != found.dtype.base_dtype:
+            raise ValueError(f"Trying to share variable {name}, but specified dtype {dtype.name} and found dtype "
+                             f"{found.dtype.base_dtype.name}.")
+        return found
+
+    @staticmethod
+    def _collect(variable, collections, trainable, regularizer, name):
+        """Files the variable in its collections, and its regularization loss, as TF1's store did."""
+        collections = list(collections or [GraphKeys.GLOBAL_VARIABLES])
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        for key in collections:
+            _add_once(key, variable)
+        if regularizer is not None:
+            with tf.name_scope(name + "/Regularizer/"):
+                loss = regularizer(variable)
+            if loss is not None:
+                tf.compat.v1.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+
+
+@contextlib.contextmanager
+def fresh_graph(global_step):
+    """While entered, the default graph's TF1 state is a fresh graph's: empty
+    collections and scope counts, a Tf1VariableStore (yielded), and
+    `global_step` in the GLOBAL_STEP collection (so tf.compat.v1.train's
+    get_global_step finds it under any import alias)."""
+    graph = tf.compat.v1.get_default_graph()
+    saved = {key: list(graph.get_collection(key)) for key in FRESH_COLLECTIONS}
+    for key in FRESH_COLLECTIONS:
+        graph.clear_collection(key)
+    store = Tf1VariableStore()
+    graph.add_to_collection(tf1_scopes._VARSTORE_KEY, store)
+    if global_step is not None:
+        graph.add_to_collection(GraphKeys.GLOBAL_STEP, global_step)
+    try:
+        yield store
+    finally:
+        for key in FRESH_COLLECTIONS:
+            graph.clear_collection(key)
+            graph.get_collection_ref(key).extend(saved[key])
+
+
+def active_store():
+    """The Tf1VariableStore of the model_fn call running now (get_variable's), or None."""
+    found = tf.compat.v1.get_collection(tf1_scopes._VARSTORE_KEY)
+    return found[0] if found and isinstance(found[0], Tf1VariableStore) else None
+
+
+def _add_once(key, variable):
+    """Adds to a collection unless there (a graph-mode tf.Variable files itself)."""
+    if not any(item is variable for item in tf.compat.v1.get_collection(key)):
+        tf.compat.v1.add_to_collection(key, variable)
+
+
+def collect(variable):
+    """Files a variable model_fn made otherwise (a Keras layer's) in the running call's collections, as a TF1
+    graph held every variable (so tf.compat.v1.trainable_variables() lists it)."""
+    _add_once(GraphKeys.GLOBAL_VARIABLES, variable)
+    if variable.trainable:
+        _add_once(GraphKeys.TRAINABLE_VARIABLES, variable)

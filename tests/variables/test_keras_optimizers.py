@@ -1,0 +1,43 @@
+"""A Keras optimizer model_fn makes itself (TF 2.x estimator code: GradientTape and apply_gradients in
+model_fn): its update waits for every tower's gradients, then is done once with their average."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import common
+from tests import models
+
+X = np.random.RandomState(5).randn(16, 3).astype(np.float32)
+Y = (X @ np.array([[1.0], [-2.0], [0.5]], np.float32)).astype(np.float32)
+
+
+def tape_fn(features, labels, mode):
+    layer = keras.layers.Dense(1, use_bias=False, kernel_initializer="zeros", name="linear")
+    optimizer = keras.optimizers.Adam(0.1)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(layer(features) - labels))
+    gradients = tape.gradient(loss, layer.trainable_variables)
+    train_op = optimizer.apply_gradients(zip(gradients, layer.trainable_variables))
+    return common.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def adam(steps, learning_rate=0.1):
+    """numpy: full-batch Adam (Keras's, epsilon 1e-7) on the linear regression from zero."""
+    w, m, v = np.zeros((3, 1)), np.zeros((3, 1)), np.zeros((3, 1))
+    for t in range(1, steps + 1):
+        g = 2 * X.T.astype(np.float64) @ (X @ w - Y) / len(X)
+        m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
+        corrected = learning_rate * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+        w -= corrected * m / (np.sqrt(v) + 1e-7 * np.sqrt(1 - 0.999 ** t))
+    return w
+
+
+@pytest.mark.parametrize("num_towers", [1, 2])
+def test_the_update_is_done_once_a_step_with_the_towers_average(tmp_path, num_towers):
+    est = common.Estimator(tape_fn, str(tmp_path), config=common.RunConfig(device_plan=models.plan(num_towers)))
+    est.train(lambda: tf.data.Dataset.from_tensors((X, Y)).repeat(), steps=4)
+    values = est.variable_values()
+    np.testing.assert_allclose(values["model_fn/linear/kernel"], adam(4), rtol=1e-5)
+    assert values["global_step"] == 4 and values["model_fn/adam/iteration"] == 4  # its state checkpointed too
