@@ -5,6 +5,7 @@ card), thread pools and device-placement logging can only be set before
 TensorFlow creates its first device, so the mains call `configure` first.
 """
 
+import logging
 import shutil
 import subprocess
 
@@ -73,7 +74,13 @@ def set_verbosity(level):
     The framework logs through absl (loss, steps/sec, checkpoints), which a
     plain script, not run by absl.app, leaves at WARNING; TF1 programs asked
     for INFO through TensorFlow's logger. This sets both (level: a Python
-    logging level, as tf.compat.v1.logging.INFO is).
+    logging level, as tf.compat.v1.logging.INFO is, or its name, "INFO", as
+    TF1's logger also took).
     """
+    if isinstance(level, str):
+        named = logging.getLevelName(level.upper())
+        if not isinstance(named, int):
+            raise ValueError(f"set_verbosity({level!r}): not a logging level (DEBUG, INFO, WARN, ERROR, FATAL)")
+        level = named
     tf.compat.v1.logging.set_verbosity(level)
     absl_logging.set_verbosity(absl_logging.converter.standard_to_absl(level))

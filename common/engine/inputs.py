@@ -5,6 +5,7 @@ import inspect
 import tensorflow as tf
 
 from common.spec.model_fn import ModeKeys, call_with_wanted_args
+from common.tf1 import data as tf1_data
 
 
 def takes_input_context(input_fn):
@@ -21,17 +22,21 @@ def input_context(cluster, num_towers):
 
 def dataset_for(input_fn, mode, optional_args):
     """input_fn's dataset; optional_args (params, mode, config, input_context)
-    are passed when its signature names them. TRAIN and EVAL need (features,
-    labels) pairs; PREDICT drops labels when the dataset has them."""
-    dataset = call_with_wanted_args(input_fn, {}, dict(optional_args, mode=mode))
-    if not isinstance(dataset, tf.data.Dataset):
-        raise TypeError(f"input_fn must return a tf.data.Dataset, got {type(dataset).__name__}")
+    are passed when its signature names them. input_fn may return a Dataset,
+    or tensors as TF1 input_fns did (common.tf1.data). Its elements are
+    (features, labels) pairs, or features alone (labels None, as tf.estimator
+    took them); PREDICT drops labels when the dataset has them."""
+    dataset = tf1_data.dataset_of(lambda: call_with_wanted_args(input_fn, {}, dict(optional_args, mode=mode)),
+                                  what=f"input_fn for {mode}")
     spec = dataset.element_spec
-    has_labels = isinstance(spec, tuple) and len(spec) == 2
-    if mode != ModeKeys.PREDICT and not has_labels:
-        raise ValueError(f"input_fn for {mode} must yield (features, labels) pairs, got {spec}")
+    if isinstance(spec, (tuple, list)) and len(spec) != 2:
+        raise ValueError(f"input_fn for {mode} must yield (features, labels) pairs or features alone, got a "
+                         f"tuple of {len(spec)}: {spec}")
+    has_labels = isinstance(spec, tuple)
     if mode == ModeKeys.PREDICT and has_labels:
-        dataset = dataset.map(lambda features, labels: features)
+        return dataset.map(lambda features, labels: features)
+    if mode != ModeKeys.PREDICT and not has_labels:
+        return dataset.map(lambda features: (features, None))
     return dataset
 
 
@@ -76,7 +81,7 @@ def merge_replica_batches(dataset, num_towers):
 
 def _batchless(spec):
     """A per-tower shard's spec: the batch dimension unknown."""
-    if spec.shape.rank:
+    if getattr(spec, "shape", None) is not None and spec.shape.rank:
         return tf.TensorSpec([None] + spec.shape.as_list()[1:], spec.dtype)
     return spec
 

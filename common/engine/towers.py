@@ -29,7 +29,8 @@ def split_batch(batch, num_shards, allow_uneven=False, device=HOST_DEVICE):
     if num_shards == 1:
         return [batch]
     with tf.device(device):
-        leaves = [tf.convert_to_tensor(leaf) for leaf in tf.nest.flatten(batch)]
+        flat = tf.nest.flatten(batch)
+        leaves = [tf.convert_to_tensor(leaf) for leaf in flat if leaf is not None]  # None: labels of none
         size = _batch_size(leaves)
         if isinstance(size, int):
             if size % num_shards and not allow_uneven:
@@ -49,8 +50,9 @@ def split_batch(batch, num_shards, allow_uneven=False, device=HOST_DEVICE):
                 message=f"the batch size must be a multiple of the number of towers ({num_shards})",
             )
             sizes = [size // num_shards] * num_shards
-        pieces = [tf.split(leaf, sizes, axis=0, num=num_shards) for leaf in leaves]
-    return [tf.nest.pack_sequence_as(batch, [p[i] for p in pieces]) for i in range(num_shards)]
+        pieces = iter([tf.split(leaf, sizes, axis=0, num=num_shards) for leaf in leaves])
+        pieces = [None if leaf is None else next(pieces) for leaf in flat]
+    return [tf.nest.pack_sequence_as(batch, [None if p is None else p[i] for p in pieces]) for i in range(num_shards)]
 
 
 def _device_of(variable):

@@ -229,7 +229,8 @@ class Estimator:
 
         module = tf.Module()
         module.model_variables = [t.variable for t in model.model_variables]
-        with model.scope():
+        with model.scope(), saved_model.resources_made() as resources:
             signatures, methods = saved_model.signatures(
                 signature_inputs, saved_model.with_default(info.export_outputs), outputs_fn)
+        module.resources = list(resources)
         return saved_model.write_saved_model(export_dir_base, module, signatures, methods)

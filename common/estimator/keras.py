@@ -11,6 +11,7 @@ them, are named afresh ("dense", not "dense_7"), so checkpoint names do not
 depend on what else the process built before.
 """
 
+import collections
 import re
 
 import keras
@@ -46,14 +47,16 @@ def _clone_layer(layer):
 
 def _copy_of(model, loss_weights):
     """The model rebuilt with its current weights as initial values (matched
-    in creation order, shapes checked), compiled with its loss; a model Keras
+    by name in model order, as layers build in it; shapes checked), compiled with its loss; a model Keras
     cannot clone (a subclassed one) is used itself."""
-    with tf.init_scope():
-        values = [np.asarray(w.numpy()) for w in model.weights]
-    pending = iter(zip([w.path for w in model.weights], values))
+    pending = collections.defaultdict(collections.deque)  # variable name -> (path, value), in model order
+    with tf.init_scope():  # all its variables, a Dropout's seed-generator state among them
+        for variable in model.variables:
+            pending[variable.name].append((variable.path, np.asarray(variable.numpy())))
 
     def from_original(next_creator, **kwargs):
-        path, value = next(pending, (None, None))
+        name = (kwargs.get("name") or "").split(":")[0]
+        path, value = pending[name].popleft() if pending[name] else (name, None)
         if value is None or tuple(value.shape) != tuple(kwargs.get("shape") or value.shape):
             raise ValueError(f"model_to_estimator: the copy of {model.name!r} does not match it at {path!r}")
         kwargs["initial_value"] = value

@@ -4,12 +4,14 @@ What the signatures take is common.receivers'; what they return and the
 method TensorFlow Serving calls them by is common.export_outputs'.
 """
 
+import contextlib
 import os
 import time
 
 import tensorflow as tf
 from absl import logging
 from tensorflow.core.protobuf import saved_model_pb2
+from tensorflow.python.trackable import resource as tf_resources
 
 from common.export.receivers import DEFAULT_SIGNATURE
 from common.spec import export_outputs
@@ -40,6 +42,16 @@ def signatures(inputs, output_classes, outputs_fn):
                 methods[name] = method
             functions[name] = serving_function(group_inputs, outputs_fn(key), method).get_concrete_function()
     return functions, methods
+
+
+@contextlib.contextmanager
+def resources_made():
+    """Yields a list that collects the resources (lookup tables: a feature column's vocabulary, a label
+    table) made inside, for the exported module to track: a SavedModel refuses a function that captures
+    an untracked one. TensorFlow's public API has no resource tracker; tf.saved_model's own is used."""
+    tracker = tf_resources.ResourceTracker()
+    with tf_resources.resource_tracker_scope(tracker):
+        yield tracker.resources
 
 
 def with_default(outputs):

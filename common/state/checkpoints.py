@@ -32,7 +32,8 @@ OPTIMIZER_PREFIX = "optimizer/"
 MODEL_FN_SCOPE = "model_fn"  # the variables model_fn builds itself (common.served_variables)
 RESERVED_MODULE_NAMES = ("optimizer", GLOBAL_STEP, MODEL_FN_SCOPE)
 ROOT = "vars"  # (the object-graph format of earlier versions: ROOT/<escaped name>/.ATTRIBUTES/VARIABLE_VALUE)
-INPUT_STATE = "input"  # the input pipeline's state (TF1's Saver files it as "input_STATE")
+INPUT_STATE = "_common_input"  # the input pipeline's state (TF1's Saver files it as "_common_input_STATE")
+_ESCAPED_INPUT_STATE = "input"  # its name in the object-graph format of earlier versions
 OPTIMIZER_STATE = "_common_optimizer_state"  # a string: the optimizer-state names of the checkpoint, one a line
 _OBJECT_GRAPH = "_CHECKPOINTABLE_OBJECT_GRAPH"
 _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
@@ -73,7 +74,7 @@ def _escaped_format(keys):
 
 
 def _is_input_state(key):
-    return key.startswith(INPUT_STATE + "/") or key.startswith(INPUT_STATE + "_")
+    return key.startswith(INPUT_STATE + "_STATE")
 
 
 def module_variable_name(module_name, variable):
@@ -243,10 +244,11 @@ def restore(path, variables, names):
 def restore_input(path, iterator):
     """Restores a training iterator saved with checkpoint `path`; False if it holds none."""
     listed = _listed(path)
-    if not any(_is_input_state(key) for key in listed):
+    escaped = _escaped_format(listed)
+    if not any(key.startswith(_ESCAPED_INPUT_STATE + "/") if escaped else _is_input_state(key) for key in listed):
         return False
-    if _escaped_format(listed):
-        tf.train.Checkpoint(**{INPUT_STATE: iterator}).read(path).expect_partial()
+    if escaped:
+        tf.train.Checkpoint(**{_ESCAPED_INPUT_STATE: iterator}).read(path).expect_partial()
     else:
         tf.compat.v1.train.Saver({INPUT_STATE: iterator}).restore(None, path)
     return True

@@ -9,10 +9,13 @@ reported with its line and what to use instead. Each change and each
 refusal is a `Change`.
 """
 
+import ast
 import dataclasses
 import io
 import re
 import tokenize
+
+from common.upgrade import aliases, tf_names
 
 ESTIMATOR_PREFIXES = ("tf.estimator.", "tf.compat.v1.estimator.", "tf.compat.v2.estimator.")
 ESTIMATOR_NAMES = ("Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "TrainSpec", "EvalSpec",
@@ -79,6 +82,19 @@ def _renames():
     renames["tf.contrib.estimator.clip_gradients_by_norm"] = "common.clip_gradients_by_norm"
     for name in ("tf.compat.v1.trainable_variables", "tf.trainable_variables"):
         renames[name] = "common.tf1.variables.trainable_variables"
+    for name in ("tf.compat.v1.data.make_one_shot_iterator", "tf.data.make_one_shot_iterator"):
+        renames[name] = "common.tf1.data.make_one_shot_iterator"
+    for name in ("get_global_step", "get_or_create_global_step"):
+        renames["tf.contrib.framework." + name] = "common.get_global_step"
+    renames["tf.contrib.data.map_and_batch"] = "tf.data.experimental.map_and_batch"
+    renames["tf.contrib.cluster_resolver.TPUClusterResolver"] = "tf.distribute.cluster_resolver.TPUClusterResolver"
+    for prefix in ("tf.estimator.tpu.", "tf.compat.v1.estimator.tpu.", "tf.contrib.tpu."):
+        for name in ("TPUEstimator", "TPUEstimatorSpec", "CrossShardOptimizer"):
+            renames[prefix + name] = "common.tpu.estimator." + name
+        for name in ("RunConfig", "TPUConfig", "InputPipelineConfig"):
+            renames[prefix + name] = "common.tpu.run_config." + name
+    for name in ("tf.compat.v1.tpu.CrossShardOptimizer", "tf.tpu.CrossShardOptimizer"):
+        renames[name] = "common.tpu.estimator.CrossShardOptimizer"
     for name in ("tf.compat.v1.placeholder", "tf.placeholder"):
         renames[name] = "common.placeholder"
     for prefix in ("tf.keras.estimator.", "tf.compat.v1.keras.estimator."):
@@ -182,34 +198,110 @@ def _keyword_lr(tokens, call_open):
     return found
 
 
+def _estimator_import(statement):
+    """The statement importing tf.estimator's names from this project (an edit), or a refusal."""
+    groups = {}
+    for name, local in statement.names:
+        target = RENAMES.get("tf.estimator." + name) or RENAMES.get("tf.estimator.export." + name)
+        if target is None or "." not in target:
+            return None, Change(statement.start[0], statement.start[1], f"from {statement.module} import {name}: "
+                                "this project has no counterpart of it", refused=True)
+        module, _, attribute = target.rpartition(".")
+        groups.setdefault(module, []).append(attribute if attribute == local else f"{attribute} as {local}")
+    text = "; ".join(f"from {module} import {', '.join(names)}" for module, names in groups.items())
+    return (statement.start, statement.end, text), Change(statement.start[0], statement.start[1],
+                                                          f"rewrote the import from {statement.module}: {text}")
+
+
+def _one_shot_iterator_methods(tree, lines):
+    """Edits turning `<dataset>.make_one_shot_iterator()` (TF1's method) into the function TF2 kept."""
+    edits, changes = [], []
+    for receiver_start, receiver_end, call_end in aliases.method_calls(tree, lines, "make_one_shot_iterator"):
+        edits.append((receiver_start, receiver_start, "common.tf1.data.make_one_shot_iterator("))
+        edits.append((receiver_end, call_end, ")"))
+        changes.append(Change(receiver_start[0], receiver_start[1], "rewrote <dataset>.make_one_shot_iterator() "
+                              "as common.tf1.data.make_one_shot_iterator(<dataset>)"))
+    return edits, changes
+
+
+def _canonical(name, tensorflow_aliases):
+    """(canonical name, how many of its components the name's first tokens stand for (0: not TensorFlow's),
+    how many tokens those are): `tf.compat.v1.x` where tf is tf.compat.v1 is tf.compat.v1.x, read from three."""
+    head, _, rest = name.partition(".")
+    expansion = tensorflow_aliases.get(head)
+    if expansion is None:
+        return name, 0, 1
+    if expansion == "tf.compat.v1" and (rest == "compat.v1" or rest.startswith("compat.v1.")):
+        return expansion + rest[len("compat.v1"):], 3, 3
+    return expansion + ("." + rest if rest else ""), expansion.count(".") + 1, 1
+
+
+def _rename(tokens, first, canonical, head_size, head_tokens=1):
+    """(prefix of `canonical` RENAMES knows, the index of its last token), or (None, None)."""
+    prefix = _longest_prefix(canonical, RENAMES)
+    if prefix is None:
+        return None, None
+    covered = prefix.count(".") + 1 - head_size  # tokens after the head's the prefix spans
+    if covered < 0:
+        return None, None
+    return prefix, first + 2 * (head_tokens - 1 + covered)
+
+
+def _rewrite_name(tokens, first, last, name, tensorflow_aliases):
+    """(edits, changes, the name as the rules read it afterwards) for one dotted name."""
+    start = tokens[first].start
+    canonical, head_size, head_tokens = _canonical(name, tensorflow_aliases)
+    if head_size == 0:
+        if not name.startswith(KERAS_PREFIXES):
+            return [], [], name
+        canonical, head_size = name, 1  # Keras's own names: read as written
+    if canonical in REMOVED_CALLS:
+        if _statement_is_only(tokens, first, last):
+            return ([(start, start, "# "), (tokens[last + 2].end, tokens[last + 2].end,
+                                            "  # removed by common.upgrade: this project runs TF2 eagerly")],
+                    [Change(start[0], start[1], f"commented out {name}(): this project runs TF2 eagerly")], name)
+        return [], [Change(start[0], start[1], f"{name}() must go: this project runs TF2 eagerly", refused=True)], name
+    moved = tf_names.compat_v1_name(canonical) if canonical.startswith("tf.") and \
+        _longest_prefix(canonical, RENAMES) is None and _longest_prefix(canonical, UNSUPPORTED) is None else None
+    if moved is not None and tensorflow_aliases.get(name.split(".")[0]) == "tf":
+        prefix, prefix_last = _rename(tokens, first, moved, head_size + 2)
+        if prefix is None:  # tf.compat.v1 has it: spelled so, then read by the rules as that
+            edits = [(start, tokens[first].end, tokens[first].string + ".compat.v1")]
+            return edits, [Change(start[0], start[1], f"moved {canonical} to {moved}")], moved
+        canonical, head_size = moved, head_size + 2
+    else:
+        prefix, prefix_last = _rename(tokens, first, canonical, head_size, head_tokens)
+    if prefix is not None:
+        edits = [(start, tokens[prefix_last].end, RENAMES[prefix])]
+        return edits, [Change(start[0], start[1], f"renamed {prefix} to {RENAMES[prefix]}")], \
+            RENAMES[prefix] + canonical[len(prefix):]
+    unsupported = _longest_prefix(canonical, UNSUPPORTED)
+    if unsupported is not None:
+        return [], [Change(start[0], start[1], f"{name}: {UNSUPPORTED[unsupported]}", refused=True)], canonical
+    if canonical.startswith("tf.") and not tf_names.exists(canonical):
+        return [], [Change(start[0], start[1], f"{name}: the installed TensorFlow has no {canonical} and the "
+                           "upgrade knows no counterpart of it", refused=True)], canonical
+    return [], [], canonical
+
+
 def upgrade_source(source):
     """(new source, [Change]) for one Python source text."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    tensorflow_aliases = aliases.tensorflow_aliases(tree)
+    import_lines = aliases.import_lines(tree)
     tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    edits, changes = [], []  # edits: (start (row, col), end (row, col), text)
+    edits, changes = _one_shot_iterator_methods(tree, lines)  # edits: (start (row, col), end (row, col), text)
+    for statement in aliases.estimator_imports(tree, lines):
+        edit, change = _estimator_import(statement)
+        edits.extend([edit] if edit else [])
+        changes.append(change)
     for name, first, last in _dotted_names(tokens):
-        start = tokens[first].start
-        if name in REMOVED_CALLS:
-            if _statement_is_only(tokens, first, last):
-                edits.append((start, start, "# "))
-                edits.append((tokens[last + 2].end, tokens[last + 2].end,
-                              "  # removed by common.upgrade: this project runs TF2 eagerly"))
-                changes.append(Change(start[0], start[1], f"commented out {name}(): this project runs TF2 eagerly"))
-            else:
-                changes.append(Change(start[0], start[1], f"{name}() must go: this project runs TF2 eagerly",
-                                      refused=True))
+        if tokens[first].start[0] in import_lines:
             continue
-        prefix = _longest_prefix(name, RENAMES)
-        if prefix is not None:
-            count = prefix.count(".")
-            prefix_end = tokens[first + 2 * count].end
-            edits.append((start, prefix_end, RENAMES[prefix]))
-            changes.append(Change(start[0], start[1], f"renamed {prefix} to {RENAMES[prefix]}"))
-            new_name = RENAMES[prefix] + name[len(prefix):]
-        else:
-            unsupported = _longest_prefix(name, UNSUPPORTED)
-            if unsupported is not None:
-                changes.append(Change(start[0], start[1], f"{name}: {UNSUPPORTED[unsupported]}", refused=True))
-            new_name = name
+        name_edits, name_changes, new_name = _rewrite_name(tokens, first, last, name, tensorflow_aliases)
+        edits.extend(name_edits)
+        changes.extend(name_changes)
         if KERAS_LR.search(new_name) and last + 1 < len(tokens) and tokens[last + 1].string == "(":
             for k in _keyword_lr(tokens, last + 1):
                 edits.append((tokens[k].start, tokens[k].end, "learning_rate"))
@@ -243,9 +335,9 @@ def _modules_for(new_names):
     """The imports the new names need: common, and its submodules that
     `import common` does not bring (common.hooks, common.tf1.*)."""
     needed = []
-    for module in ("common", "common.early_stopping", "common.hooks", "common.tf1.layers", "common.tf1.losses",
-                   "common.tf1.metrics", "common.tf1.session_run_hook", "common.tf1.summary", "common.tf1.train",
-                   "common.tf1.variables"):
+    for module in ("common", "common.early_stopping", "common.hooks", "common.tf1.data", "common.tf1.layers",
+                   "common.tf1.losses", "common.tf1.metrics", "common.tf1.session_run_hook", "common.tf1.summary",
+                   "common.tf1.train", "common.tf1.variables", "common.tpu.estimator", "common.tpu.run_config"):
         if any(name.startswith(module + ".") for name in new_names):
             needed.append(module)
     return needed

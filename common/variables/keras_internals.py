@@ -4,14 +4,17 @@ Keras's public API has no way to (a) give layers default names that do not
 depend on what was built before in the process (short of clear_session,
 which drops everything), (b) see the name-scope stack a variable is created
 under (the path it will get, and whether a metric is creating it), (c) make
-a variable inside a StatelessScope without its being deferred, or (d) drop
-the deferred variables a StatelessScope leaves waiting for initialization.
+a variable inside a StatelessScope without its being deferred, (d) drop
+the deferred variables a StatelessScope leaves waiting for initialization,
+(e) tell a deferred variable's late initialization (outside its layer's name
+scope) from a new variable, or (f) make an optimizer inside a StatelessScope.
 Each is done here, on keras.src.backend.common.global_state, so a Keras
 that moves it breaks this module only.
 """
 
 import collections
 import contextlib
+import contextvars
 
 from keras.src.backend.common import global_state
 
@@ -70,3 +73,35 @@ def _optimizers_made_outside_stateless_scopes():
 
 
 _optimizers_made_outside_stateless_scopes()
+
+
+_INITIALIZING_PATH = contextvars.ContextVar("common_keras_initializing_path", default=None)
+
+
+def initializing_path():
+    """The path of the deferred Keras variable being initialized now, or None."""
+    return _INITIALIZING_PATH.get()
+
+
+def _deferred_initializations_named():
+    """A subclassed model's first call builds its layers inside a StatelessScope (Keras traces the call for
+    output shapes) and Keras makes their variables when that scope exits, outside the layers' name scopes:
+    the name scope then says "net/kernel" where the variable's path is "net/dense/kernel". So the path is
+    announced while Keras makes it."""
+    from keras.src.backend.tensorflow.core import Variable
+    initialize = Variable._deferred_initialize
+    if getattr(initialize, "announces_path", False):
+        return
+
+    def _deferred_initialize(self):
+        token = _INITIALIZING_PATH.set(self.path)
+        try:
+            initialize(self)
+        finally:
+            _INITIALIZING_PATH.reset(token)
+
+    _deferred_initialize.announces_path = True
+    Variable._deferred_initialize = _deferred_initialize
+
+
+_deferred_initializations_named()

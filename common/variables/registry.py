@@ -18,6 +18,7 @@ import collections
 import contextlib
 import contextvars
 import dataclasses
+import functools
 from typing import Optional
 
 import tensorflow as tf
@@ -129,7 +130,8 @@ class ModelRegistry:
                 return self._metric_variable(key, next_creator, kwargs)
             optimizer = served_variables.creating_optimizer()
             if optimizer is not None:
-                keras_optimizers.defer_apply(optimizer, deferring_updates, defer_update)
+                keras_optimizers.defer_apply(optimizer, deferring_updates,
+                                             functools.partial(defer_update, keras_variables=True))
             if optimizer is not None or self._applying:
                 return self._optimizer_variable(self.optimizer_state, key, next_creator, kwargs)
             if self._building:
@@ -313,10 +315,17 @@ def active_registry():
     return registry
 
 
-def defer_update(optimizer, grads_and_vars, apply):
+def defer_update(optimizer, grads_and_vars, apply, keras_variables=False):
     """Records an optimizer's apply_gradients in the running train tower's call
-    (see call_record.DeferredUpdate); returns the op that stands for it."""
-    pairs = [(g, served_variables.served_variable(v)) for g, v in grads_and_vars]
+    (see call_record.DeferredUpdate); returns the op that stands for it. A
+    variable a train tower's Keras layer stands in for becomes the one it
+    serves: its Keras variable for a Keras optimizer (keras_variables), else
+    the tf.Variable, named as TF1 code reads it."""
+    def resolved(variable):
+        served = served_variables.served_variable(variable)
+        return served if keras_variables else tf_variable(served)
+
+    pairs = [(g, resolved(v)) for g, v in grads_and_vars]
     active_registry().call.updates.append(call_record.DeferredUpdate(optimizer, pairs, apply))
     return tf.no_op(name="deferred_update")
 

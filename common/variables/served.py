@@ -137,7 +137,7 @@ class ModelFnCall:
 
     def key(self, name):
         """The call-unique key of a variable named `name` created here and now."""
-        return self._unique(_path_here((name or "Variable").split(":")[0]))
+        return self._unique(keras_internals.initializing_path() or _path_here((name or "Variable").split(":")[0]))
 
     def _unique(self, path):
         """`path`, or "<path>_<n>" when this call already gave it out n times."""

@@ -4,6 +4,7 @@ the project's log lines."""
 import logging
 
 import pytest
+import tensorflow as tf
 from absl import logging as absl_logging
 
 from common.devices import runtime
@@ -30,3 +31,11 @@ def test_set_verbosity_sets_tensorflows_and_the_projects_log_level():
         assert not absl_logging.level_info() and absl_logging.get_verbosity() == absl_logging.ERROR
     finally:
         absl_logging.set_verbosity(before)
+
+
+def test_set_verbosity_takes_a_levels_name_as_tf1s_logger_did():
+    runtime.set_verbosity("INFO")
+    assert tf.compat.v1.logging.get_verbosity() == logging.INFO and absl_logging.get_verbosity() == absl_logging.INFO
+    with pytest.raises(ValueError, match="set_verbosity\\('LOUD'\\): not a logging level"):
+        runtime.set_verbosity("LOUD")
+    runtime.set_verbosity(logging.WARNING)

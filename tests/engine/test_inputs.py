@@ -30,10 +30,21 @@ def test_input_fn_gets_the_arguments_it_names_and_predict_drops_labels():
 
 
 def test_what_an_input_fn_must_give_is_said_by_name():
-    with pytest.raises(TypeError, match="input_fn must return a tf.data.Dataset, got list"):
-        inputs.dataset_for(lambda: [1, 2], ModeKeys.TRAIN, {})
-    with pytest.raises(ValueError, match="input_fn for train must yield \\(features, labels\\) pairs"):
-        inputs.dataset_for(lambda: tf.data.Dataset.from_tensor_slices(X), ModeKeys.TRAIN, {})
+    with pytest.raises(TypeError, match="input_fn for train must return a tf.data.Dataset, or features and labels "
+                                        "as tensors; it returned a list holding object"):
+        inputs.dataset_for(lambda: [object(), 2], ModeKeys.TRAIN, {})
+    with pytest.raises(ValueError, match="input_fn for train must yield \\(features, labels\\) pairs or features "
+                                         "alone, got a tuple of 3"):
+        inputs.dataset_for(lambda: tf.data.Dataset.from_tensor_slices((X, X, X)), ModeKeys.TRAIN, {})
+
+
+def test_features_alone_come_with_labels_none_and_a_list_pair_is_features_and_labels():
+    features_only = inputs.dataset_for(lambda: tf.data.Dataset.from_tensor_slices(X), ModeKeys.EVAL, {})
+    features, labels = next(iter(features_only))
+    assert labels is None and features.shape == X.shape[1:]
+    listed = inputs.dataset_for(lambda: [tf.constant(X), tf.constant([1, 2, 3])], ModeKeys.TRAIN, {})
+    features, labels = next(iter(listed))
+    assert features.shape == X.shape and labels.numpy().tolist() == [1, 2, 3]
 
 
 def test_the_probe_signature_leaves_the_batch_size_open():

@@ -225,7 +225,7 @@ def test_bad_input_fails_before_model_dir_is_written(tmp_path):
     with pytest.raises(ValueError, match="steps > 0"):
         make_estimator(model_dir).train(one_batch_input(), steps=-3)
     with pytest.raises(TypeError, match="tf.data.Dataset"):
-        make_estimator(model_dir).train(lambda: (FEATURES, LABELS), steps=1)
+        make_estimator(model_dir).train(lambda: (FEATURES, {"labels": object()}), steps=1)  # (tensors are taken)
     assert _files(model_dir) is None
 
 

@@ -59,3 +59,14 @@ def test_an_uncompiled_model_is_refused_by_name(tmp_path):
     model = keras.Sequential([keras.layers.Dense(1)], name="bare")
     with pytest.raises(ValueError, match="the Keras model 'bare' is not compiled"):
         common.model_to_estimator(keras_model=model, model_dir=str(tmp_path))
+
+
+def test_a_sequential_with_dropout_trains_and_predicts_as_the_model_without_dropout_at_inference(tmp_path):
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(6, activation="relu"), keras.layers.Dropout(0.2),
+                              keras.layers.Dense(3, activation="softmax")])
+    model.compile("adam", "sparse_categorical_crossentropy")
+    est = common.model_to_estimator(keras_model=model, model_dir=str(tmp_path))
+    est.train(lambda: tf.data.Dataset.from_tensor_slices((FEATURES, LABELS)).repeat().batch(12), steps=3)
+    assert est.get_variable_value("global_step") == 3
+    rows = list(est.predict(lambda: tf.data.Dataset.from_tensor_slices(FEATURES[:4]).batch(4)))
+    assert len(rows) == 4 and all(np.isclose(sum(next(iter(r.values()))), 1.0, atol=1e-5) for r in rows)

@@ -32,7 +32,7 @@ def kill_after_saves(process, saves, extra_delay):
 def weights(path):
     reader = tf.train.load_checkpoint(path)
     return {k: reader.get_tensor(k) for k in reader.get_variable_to_shape_map()
-            if k not in (checkpoints.OPTIMIZER_STATE, "input_STATE")}
+            if k not in (checkpoints.OPTIMIZER_STATE, checkpoints.INPUT_STATE + "_STATE")}
 
 
 def test_sigkill_at_ten_moments_then_resume_matches_an_uninterrupted_run(tmp_path):

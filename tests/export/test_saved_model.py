@@ -42,3 +42,34 @@ def test_an_export_that_fails_leaves_nothing_under_the_base(tmp_path):
     else:
         raise AssertionError("a signature that is not a tf.function must fail the export")
     assert os.listdir(tmp_path) == []
+
+
+def _vocabulary_fn(features, labels, mode):
+    """A model whose features pass through a vocabulary lookup table made in model_fn, as feature columns'
+    categorical_column_with_vocabulary_list does."""
+    table = tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(["red", "green", "blue"], [0, 1, 2], value_dtype=tf.int64), -1)
+    weights = tf.compat.v1.get_variable("weights", [3], initializer=tf.compat.v1.constant_initializer([1., 2., 3.]))
+    ids = table.lookup(features["color"])
+    score = tf.where(ids >= 0, tf.gather(weights, tf.maximum(ids, 0)), 0.0)
+    if mode == common.ModeKeys.PREDICT:
+        return common.EstimatorSpec(mode, predictions={"score": score})
+    loss = tf.reduce_mean(tf.square(score - labels))
+    return common.EstimatorSpec(mode, loss=loss,
+                                train_op=common.tf1.train.GradientDescentOptimizer(0.0).minimize(loss))
+
+
+def test_a_model_with_a_lookup_table_exports_and_serves_it(tmp_path):
+    est = common.Estimator(_vocabulary_fn, str(tmp_path / "model"))
+    est.train(lambda: tf.data.Dataset.from_tensors(({"color": ["red", "blue"]}, [0.0, 0.0])).repeat(), steps=1)
+    receiver = common.build_raw_serving_input_receiver_fn({"color": tf.TensorSpec([None], tf.string)})
+    path = est.export_saved_model(str(tmp_path / "export"), receiver)
+    served = tf.saved_model.load(path).signatures["serving_default"]
+    scores = served(color=tf.constant(["blue", "purple", "green"]))["score"].numpy()
+    assert list(scores) == [3.0, 0.0, 2.0]
+
+
+def test_resources_made_collects_the_tables_made_inside():
+    with export.resources_made() as made:
+        table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(["a"], [1]), 0)
+    assert made == [table]

@@ -144,3 +144,16 @@ def test_names_with_a_dot_before_a_capital_s_read_back_as_written(tmp_path):
     path = save(tmp_path, 1, variables)
     assert checkpoints.variable_shapes(path) == {"global_step": [], "net/block.Skip/w": [1], "net/a..b/w": [1]}
     checkpoints.check_compatible(path, variables, list(variables))
+
+
+def test_a_model_scope_named_input_is_the_models_and_the_iterators_state_is_not(tmp_path):
+    variables = {checkpoints.GLOBAL_STEP: tf.Variable(0, dtype=tf.int64),
+                 "input_layer/embedding/embedding_weights": tf.Variable([[1.0, 2.0]]), "input/w": tf.Variable([3.0])}
+    iterator = iter(tf.data.Dataset.range(10))
+    next(iterator)
+    path = CheckpointStore(str(tmp_path)).save(1, variables, iterator=iterator)
+    assert checkpoints.variable_shapes(path) == {"global_step": [], "input_layer/embedding/embedding_weights": [1, 2],
+                                                 "input/w": [1]}
+    checkpoints.check_compatible(path, variables, list(variables))
+    resumed = iter(tf.data.Dataset.range(10))
+    assert checkpoints.restore_input(path, resumed) and int(next(resumed)) == 1

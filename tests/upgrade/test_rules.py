@@ -195,3 +195,79 @@ def test_exporters_and_early_stopping_hooks_become_the_projects():
         'spec = common.EvalSpec(input_fn, exporters=[best, common.FinalExporter("final", receiver)])']
     assert [(c.line, "InMemoryEvaluatorHook" in c.message) for c in changes if c.refused] == [(5, True)]
     assert new.splitlines()[7] == "clipped = common.clip_gradients_by_norm(optimizer, 5.0)"
+
+
+def test_names_reached_through_import_aliases_are_rewritten_as_their_canonical_names():
+    new, changes = upgrade('''\
+        import tensorflow.compat.v1 as tf
+        import tensorflow.compat.v1 as tf_compat
+        from tensorflow import estimator as tf_estimator
+        from tensorflow.python.estimator.model_fn import ModeKeys as Modes
+        opt = tf.train.AdamOptimizer(0.1)
+        step = tf_compat.train.get_global_step()
+        est = tf_estimator.Estimator(model_fn)
+        w = tf.get_variable("w", [1])
+        mode = Modes.TRAIN
+        ''')
+    lines = new.splitlines()
+    assert "from common import ModeKeys as Modes" in lines
+    assert "opt = common.tf1.train.AdamOptimizer(0.1)" in lines
+    assert "step = common.get_global_step()" in lines
+    assert "est = common.Estimator(model_fn)" in lines
+    assert 'w = tf.get_variable("w", [1])' in lines  # tf here is tf.compat.v1: it has get_variable
+    assert not [c for c in changes if c.refused]
+
+
+def test_a_tf1_originals_top_level_names_move_to_compat_v1_and_names_tf_lacks_are_refused():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        flags = tf.flags
+        tf.logging.info("x")
+        with tf.gfile.GFile("f") as f:
+            row = tf.decode_csv(f.read(), [[0]])
+        it = tf.data.TextLineDataset("f").map(parse).make_one_shot_iterator()
+        x = tf.no_such_function(1)
+        ''')
+    assert new.startswith("import common\nimport common.tf1.data\nimport tensorflow as tf\n")
+    lines = new.splitlines()[2:]
+    assert lines[1] == "flags = tf.compat.v1.flags"
+    assert lines[2] == 'tf.compat.v1.logging.info("x")'
+    assert lines[3] == 'with tf.compat.v1.gfile.GFile("f") as f:'
+    assert lines[4] == "    row = tf.compat.v1.decode_csv(f.read(), [[0]])"
+    assert lines[5] == 'it = common.tf1.data.make_one_shot_iterator(tf.data.TextLineDataset("f").map(parse))'
+    refused = [c for c in changes if c.refused]
+    assert [(c.line, c.message) for c in refused] == [
+        (7, "tf.no_such_function: the installed TensorFlow has no tf.no_such_function and the upgrade knows no "
+            "counterpart of it")]
+
+
+def test_an_estimator_import_with_no_counterpart_is_refused_and_left():
+    new, changes = upgrade('''\
+        from tensorflow.python.estimator.canned import head as head_lib
+        ''')
+    assert new.startswith("from tensorflow.python.estimator.canned import head as head_lib")
+    assert [c.message for c in changes if c.refused] == [
+        "from tensorflow.python.estimator.canned import head: this project has no counterpart of it"]
+
+
+def test_tpu_estimator_names_become_common_tpus():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        config = tf.contrib.tpu.RunConfig(tpu_config=tf.contrib.tpu.TPUConfig(iterations_per_loop=10))
+        est = tf.compat.v1.estimator.tpu.TPUEstimator(model_fn, config=config, use_tpu=False)
+        opt = tf.compat.v1.tpu.CrossShardOptimizer(opt)
+        ''')
+    assert "config = common.tpu.run_config.RunConfig(tpu_config=common.tpu.run_config.TPUConfig(" in new
+    assert "est = common.tpu.estimator.TPUEstimator(model_fn, config=config, use_tpu=False)" in new
+    assert "opt = common.tpu.estimator.CrossShardOptimizer(opt)" in new
+    assert "import common.tpu.estimator\nimport common.tpu.run_config\n" in new
+    assert not [c for c in changes if c.refused]
+
+
+def test_tf_compat_v1_spelled_out_under_a_compat_v1_alias_is_read_as_tf_compat_v1():
+    new, changes = upgrade('''\
+        import tensorflow.compat.v1 as tf
+        mean = tf.compat.v1.metrics.mean(x)
+        opt = tf.train.AdamOptimizer(0.1)
+        ''')
+    assert "mean = common.tf1.metrics.mean(x)" in new and "opt = common.tf1.train.AdamOptimizer(0.1)" in new

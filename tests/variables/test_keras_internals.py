@@ -35,3 +35,30 @@ def test_a_variable_made_outside_the_stateless_scope_is_made_now_and_deferred_on
     with keras.StatelessScope():  # leaving a scope initializes what waits: not this one any more
         pass
     assert deferred._value is None
+
+
+def test_a_deferred_variable_is_announced_by_its_own_path_while_keras_makes_it():
+    seen = []
+
+    def creator(next_creator, **kwargs):
+        seen.append((kwargs.get("name"), keras_internals.initializing_path()))
+        return next_creator(**kwargs)
+
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__(name="net")
+            self.l1 = keras.layers.Dense(2)
+
+        def call(self, x):
+            return self.l1(x)
+
+    with tf.variable_creator_scope(creator), keras_internals.fresh_object_names():
+        Net()(tf.zeros([1, 3]))  # a subclassed model's first call: its layers' variables are deferred
+    assert ("kernel", "net/dense/kernel") in seen and ("bias", "net/dense/bias") in seen
+    assert keras_internals.initializing_path() is None
+
+
+def test_a_keras_optimizer_can_be_made_inside_a_stateless_scope():
+    with keras.StatelessScope():
+        optimizer = keras.optimizers.Adam(0.1)
+    assert int(optimizer.iterations.numpy()) == 0

@@ -1,0 +1,89 @@
+"""input_fns that return tensors, as TF1 input_fns did.
+
+tf.estimator called input_fn in its graph and took what it returned: a
+Dataset, or tensors, most often `make_one_shot_iterator(dataset).get_next()`
+transformed further (a label popped out of the features dict, a vocabulary
+lookup), sometimes constants fed to every step. The Estimator here reads a
+Dataset. `dataset_of(call)` calls input_fn once to see what it returns; for
+tensors, the Dataset is the one the iterator was made on (or one endless
+element, when input_fn made no iterator), mapped by input_fn itself: input_fn
+is called again inside `Dataset.map`, where `get_next()` returns the map's
+element. Everything input_fn did to the element so runs once per element,
+as it ran once per step in TF1's graph.
+"""
+
+import contextvars
+
+import numpy as np
+import tensorflow as tf
+
+_NOT_MAPPING = object()
+_MAPPED_ELEMENT = contextvars.ContextVar("common_tf1_mapped_element", default=_NOT_MAPPING)
+_DATASETS_ITERATED = contextvars.ContextVar("common_tf1_datasets_iterated", default=None)
+
+
+class Iterator:
+    """TF1's iterator over a Dataset: get_next() is the next element (see the module)."""
+
+    def __init__(self, dataset):
+        self._dataset = dataset
+        self._eager = None
+        iterated = _DATASETS_ITERATED.get()
+        if iterated is not None:
+            iterated.append(dataset)
+
+    @property
+    def element_spec(self):
+        return self._dataset.element_spec
+
+    def get_next(self, name=None):
+        del name
+        element = _MAPPED_ELEMENT.get()
+        if element is not _NOT_MAPPING:
+            return element
+        if self._eager is None:
+            self._eager = iter(self._dataset)
+        return next(self._eager)
+
+
+def make_one_shot_iterator(dataset):
+    """tf.compat.v1.data.make_one_shot_iterator, usable in an input_fn the Estimator calls."""
+    return Iterator(dataset)
+
+
+def _is_tensor_like(value):
+    return value is None or isinstance(value, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor, np.ndarray, np.generic,
+                                               int, float, bool, str, bytes))
+
+
+def dataset_of(call, what="input_fn"):
+    """The Dataset that `call()` (an input_fn's call) stands for: what it returns, when a Dataset; else
+    the dataset its iterator reads (or one endless element), mapped by `call` (see the module)."""
+    iterated = []
+    token = _DATASETS_ITERATED.set(iterated)
+    try:
+        result = call()
+    finally:
+        _DATASETS_ITERATED.reset(token)
+    if isinstance(result, tf.data.Dataset):
+        return result
+    leaves = tf.nest.flatten(result)
+    odd = [type(leaf).__name__ for leaf in leaves if not _is_tensor_like(leaf)]
+    if odd:
+        raise TypeError(f"{what} must return a tf.data.Dataset, or features and labels as tensors; it returned "
+                        f"a {type(result).__name__} holding {', '.join(sorted(set(odd)))}")
+    if len(iterated) > 1:
+        raise ValueError(f"{what} returned tensors from iterators over {len(iterated)} datasets; the Estimator "
+                         "can read one: zip them into one dataset, or return the dataset")
+    source = iterated[0] if iterated else tf.data.Dataset.from_tensors(0).repeat()
+    unpacks = isinstance(source.element_spec, tuple)
+
+    def per_element(*element):
+        token = _MAPPED_ELEMENT.set(_NOT_MAPPING if not iterated else element if unpacks else element[0])
+        try:
+            result = call()
+        finally:
+            _MAPPED_ELEMENT.reset(token)
+        return tuple(result) if isinstance(result, list) else result  # [features, labels], as tf.estimator read it
+
+    return source.map(per_element)

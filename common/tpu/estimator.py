@@ -1,0 +1,105 @@
+"""TPUEstimator and TPUEstimatorSpec with use_tpu=False, as tf.estimator.tpu ran them off a TPU.
+
+TPUEstimator set params["batch_size"] for input_fn and model_fn to the
+batch size of the mode (train_batch_size, eval_batch_size,
+predict_batch_size); model_fn returned a TPUEstimatorSpec whose metrics are a
+(metric_fn, tensors) pair, whose scaffold is made by scaffold_fn and whose
+summaries come from host_call. `as_estimator_spec` is what TPUEstimator made
+of it on a CPU, and what the project's Estimator runs.
+"""
+
+import collections
+import functools
+
+from common.estimator.estimator import Estimator
+from common.spec.model_fn import EstimatorSpec, ModeKeys, call_with_wanted_args
+
+_TPU_SPEC_FIELDS = ("mode", "predictions", "loss", "train_op", "eval_metrics", "export_outputs", "scaffold_fn",
+                    "host_call", "training_hooks", "evaluation_hooks", "prediction_hooks")
+
+
+def _call(fn_and_tensors):
+    fn, tensors = fn_and_tensors
+    return fn(**tensors) if isinstance(tensors, dict) else fn(*tensors)
+
+
+class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _TPU_SPEC_FIELDS)):
+    """tf.estimator.tpu.TPUEstimatorSpec (see the module)."""
+
+    def __new__(cls, mode, predictions=None, loss=None, train_op=None, eval_metrics=None, export_outputs=None,
+                scaffold_fn=None, host_call=None, training_hooks=None, evaluation_hooks=None,
+                prediction_hooks=None):
+        for name, pair in (("eval_metrics", eval_metrics), ("host_call", host_call)):
+            if pair is not None and (not isinstance(pair, (tuple, list)) or len(pair) != 2 or not callable(pair[0])):
+                raise ValueError(f"TPUEstimatorSpec {name} must be a (function, tensors) pair, got {pair!r}")
+        return super().__new__(cls, mode, predictions, loss, train_op, eval_metrics, export_outputs, scaffold_fn,
+                               host_call, training_hooks, evaluation_hooks, prediction_hooks)
+
+    def as_estimator_spec(self):
+        """The EstimatorSpec this stands for: metric_fn called on its tensors, scaffold_fn and host_call run."""
+        if self.host_call is not None:
+            _call(self.host_call)
+        return EstimatorSpec(
+            self.mode, predictions=self.predictions, loss=self.loss, train_op=self.train_op,
+            eval_metric_ops=_call(self.eval_metrics) if self.eval_metrics is not None else None,
+            export_outputs=self.export_outputs, scaffold=self.scaffold_fn() if self.scaffold_fn else None,
+            training_hooks=self.training_hooks, evaluation_hooks=self.evaluation_hooks,
+            prediction_hooks=self.prediction_hooks)
+
+
+def _with_batch_size(input_fn, batch_size):
+    """input_fn, given params["batch_size"] = batch_size when it takes params (the signature stays its own)."""
+    @functools.wraps(input_fn)
+    def with_batch_size(**kwargs):
+        if "params" in kwargs and batch_size is not None:
+            kwargs["params"] = dict(kwargs["params"] or {}, batch_size=batch_size)
+        return input_fn(**kwargs)
+    return with_batch_size
+
+
+class TPUEstimator(Estimator):
+    """tf.estimator.tpu.TPUEstimator with use_tpu=False (see the module); use_tpu=True is refused."""
+
+    def __init__(self, model_fn=None, model_dir=None, config=None, params=None, use_tpu=True, train_batch_size=None,
+                 eval_batch_size=None, predict_batch_size=None, batch_axis=None, eval_on_tpu=True,
+                 export_to_tpu=True, export_to_cpu=True, warm_start_from=None, embedding_config_spec=None,
+                 export_saved_model_api_version=None):
+        del batch_axis, eval_on_tpu, export_to_tpu, export_to_cpu, export_saved_model_api_version
+        if use_tpu:
+            raise ValueError("TPUEstimator(use_tpu=True): this project trains on CPUs and GPUs; pass use_tpu=False "
+                             "and model_fn runs on the towers of the device plan")
+        if embedding_config_spec is not None:
+            raise ValueError("TPUEstimator(embedding_config_spec=...): TPU embeddings need a TPU")
+        if params and "batch_size" in params:
+            raise ValueError('TPUEstimator params must not hold "batch_size": TPUEstimator sets it per mode from '
+                             "train_batch_size, eval_batch_size and predict_batch_size")
+        self._batch_sizes = {ModeKeys.TRAIN: train_batch_size, ModeKeys.EVAL: eval_batch_size,
+                             ModeKeys.PREDICT: predict_batch_size}
+
+        def tpu_model_fn(features, labels, mode, params, config):
+            params = dict(params, batch_size=self._batch_sizes[mode]) if self._batch_sizes[mode] else params
+            spec = call_with_wanted_args(model_fn, {"features": features},
+                                         {"labels": labels, "mode": mode, "params": params, "config": config})
+            return spec.as_estimator_spec() if isinstance(spec, TPUEstimatorSpec) else spec
+
+        super().__init__(tpu_model_fn, model_dir=model_dir, config=config, params=params,
+                         warm_start_from=warm_start_from)
+
+    def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
+        return super().train(_with_batch_size(input_fn, self._batch_sizes[ModeKeys.TRAIN]), hooks=hooks,
+                             steps=steps, max_steps=max_steps, saving_listeners=saving_listeners)
+
+    def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
+        return super().evaluate(_with_batch_size(input_fn, self._batch_sizes[ModeKeys.EVAL]), steps=steps,
+                                hooks=hooks, checkpoint_path=checkpoint_path, name=name)
+
+    def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None, yield_single_examples=True):
+        return super().predict(_with_batch_size(input_fn, self._batch_sizes[ModeKeys.PREDICT]),
+                               predict_keys=predict_keys, hooks=hooks, checkpoint_path=checkpoint_path,
+                               yield_single_examples=yield_single_examples)
+
+
+def CrossShardOptimizer(optimizer, reduction=None, name=None, group_assignment=None):  # noqa: N802 (TF's name)
+    """tf.tpu.CrossShardOptimizer: averaging gradients across shards is what the towers do already."""
+    del reduction, name, group_assignment
+    return optimizer

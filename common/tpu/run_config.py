@@ -1,0 +1,53 @@
+"""tf.estimator.tpu's RunConfig, TPUConfig and InputPipelineConfig, as TPU programs build them.
+
+With use_tpu=False, TPUEstimator ran on the host and the TPU settings went
+unused; here likewise: the TPU fields are kept for the program to read,
+and the rest is the project's RunConfig.
+"""
+
+import dataclasses
+from typing import Optional
+
+from common.estimator.run_config import RunConfig as BaseRunConfig
+
+
+class InputPipelineConfig:
+    """How a TPU input pipeline was deployed (unused off a TPU)."""
+
+    PER_SHARD_V1, PER_HOST_V1, PER_HOST_V2, BROADCAST, SLICED = 1, 2, 3, 4, 5
+
+
+@dataclasses.dataclass(frozen=True)
+class TPUConfig:
+    """TPU settings (unused off a TPU: iterations_per_loop does not group steps here)."""
+
+    iterations_per_loop: int = 2
+    num_shards: Optional[int] = None
+    num_cores_per_replica: Optional[int] = None
+    per_host_input_for_training: object = True
+    tpu_job_name: Optional[str] = None
+    initial_infeed_sleep_secs: Optional[int] = None
+    input_partition_dims: object = None
+    eval_training_input_configuration: object = InputPipelineConfig.PER_HOST_V1
+    experimental_host_call_every_n_steps: int = 1
+    experimental_allow_per_host_v2_parallel_get_next: bool = False
+    experimental_feed_hook: object = None
+
+
+@dataclasses.dataclass
+class TPURunConfig(BaseRunConfig):
+    """The project's RunConfig with the TPU program's tpu_config kept."""
+
+    tpu_config: TPUConfig = dataclasses.field(default_factory=TPUConfig)
+
+
+def RunConfig(tpu_config=None, evaluation_master=None, master=None, cluster=None, **kwargs):  # noqa: N802 (TF's name)
+    """tf.estimator.tpu.RunConfig: a TPU cluster resolver cannot be honoured here (no TPU); master and
+    evaluation_master name TPU workers and are ignored when empty."""
+    if cluster is not None:
+        raise ValueError("tpu.RunConfig(cluster=...): a TPU cluster resolver was given, but this project runs "
+                         "TPUEstimator programs on CPUs and GPUs (use_tpu=False); pass cluster=None")
+    for name, value in (("master", master), ("evaluation_master", evaluation_master)):
+        if value:
+            raise ValueError(f"tpu.RunConfig({name}={value!r}): a TPU master cannot be used here; leave it empty")
+    return TPURunConfig(tpu_config=tpu_config or TPUConfig(), **kwargs)

@@ -1,0 +1,100 @@
+"""What a file's imports make its names stand for, and the imports the upgrade rewrites whole.
+
+The rules are written for canonical names ("tf.estimator.Estimator",
+"tf.compat.v1.train.AdamOptimizer"); a program reaches them through its own
+imports: `import tensorflow.compat.v1 as tf` (its `tf.train.AdamOptimizer` is
+tf.compat.v1's), `import tensorflow.compat.v1 as tf_compat`, `from
+tensorflow import estimator as tf_estimator`. `tensorflow_aliases` maps each
+local name bound to a TensorFlow module to its canonical name.
+
+`from tensorflow.python.estimator.model_fn import ModeKeys` (and the same from
+tensorflow_estimator or tensorflow.estimator) imports tf.estimator's names
+from a module TensorFlow 2.21 no longer has; `estimator_imports` lists those
+statements, for the rules to write them again from this project.
+"""
+
+import ast
+import dataclasses
+from typing import Dict, List, Optional, Tuple
+
+ESTIMATOR_MODULES = ("tensorflow.python.estimator", "tensorflow_estimator", "tensorflow.estimator",
+                     "tensorflow.compat.v1.estimator")
+
+
+def canonical_module(module) -> Optional[str]:
+    """"tensorflow.compat.v1" -> "tf.compat.v1", "tensorflow.compat.v2.x" -> "tf.x"; None if not TensorFlow's."""
+    if module == "tensorflow":
+        return "tf"
+    if not module.startswith("tensorflow."):
+        return None
+    rest = module[len("tensorflow."):]
+    if rest == "compat.v2" or rest.startswith("compat.v2."):
+        rest = rest[len("compat.v2"):].lstrip(".")
+    return "tf." + rest if rest else "tf"
+
+
+def _from_estimator(module):
+    return any(module == m or module.startswith(m + ".") for m in ESTIMATOR_MODULES)
+
+
+def tensorflow_aliases(tree) -> Dict[str, str]:
+    """local name -> the canonical name of the TensorFlow module it is bound to (`tf` -> "tf" when the file
+    binds nothing else to it)."""
+    aliases = {"tf": "tf"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                canonical = canonical_module(alias.name)
+                if canonical is not None:
+                    aliases[alias.asname] = canonical if alias.asname else aliases.setdefault("tensorflow", "tf")
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and not _from_estimator(node.module):
+            canonical = canonical_module(node.module)
+            if canonical is not None:
+                for alias in node.names:
+                    aliases[alias.asname or alias.name] = f"{canonical}.{alias.name}"
+    aliases.pop(None, None)
+    return aliases
+
+
+@dataclasses.dataclass(frozen=True)
+class EstimatorImport:
+    """`from <a tf.estimator module> import name as local` statement: where it is and what it imports."""
+
+    start: Tuple[int, int]  # (row, col) as tokenize counts them
+    end: Tuple[int, int]
+    names: List[Tuple[str, str]]  # (imported name, local name)
+    module: str
+
+
+def position(lines, lineno, byte_col):
+    """tokenize's (row, col) of an ast position (ast counts a line's UTF-8 bytes, tokenize its characters)."""
+    return lineno, len(lines[lineno - 1].encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
+
+
+def estimator_imports(tree, lines) -> List[EstimatorImport]:
+    """Each `from <a tf.estimator module> import ...` statement of the file (`lines`: its source lines)."""
+    return [EstimatorImport(position(lines, node.lineno, node.col_offset),
+                            position(lines, node.end_lineno, node.end_col_offset),
+                            [(a.name, a.asname or a.name) for a in node.names], node.module)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and _from_estimator(node.module)]
+
+
+def method_calls(tree, lines, method):
+    """((receiver start), (receiver end), (call end)) of each `<receiver>.<method>()` call with no arguments."""
+    return [(position(lines, node.func.value.lineno, node.func.value.col_offset),
+             position(lines, node.func.value.end_lineno, node.func.value.end_col_offset),
+             position(lines, node.end_lineno, node.end_col_offset))
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method
+            and not node.args and not node.keywords]
+
+
+def import_lines(tree):
+    """The line numbers import statements span (their module paths are not names the rules rewrite)."""
+    lines = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            lines.update(range(node.lineno, node.end_lineno + 1))
+    return lines

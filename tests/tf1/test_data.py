@@ -1,0 +1,105 @@
+"""input_fns that return what tf.estimator took besides a (features, labels) dataset: tensors from a one-shot
+iterator, transformed after get_next (a label popped and looked up in a table); constants; a features-only
+dataset (labels None)."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import common
+from common.tf1 import data as tf1_data
+from common.tf1 import train as tf1_train
+from tests import models
+
+RNG = np.random.RandomState(2)
+X = RNG.randn(8, 3).astype(np.float32)
+NAMES = np.array([b"low", b"high", b"mid", b"high", b"low", b"mid", b"mid", b"high"])
+CODES = {b"low": 0.0, b"mid": 1.0, b"high": 2.0}
+Y = np.array([[CODES[n]] for n in NAMES], np.float32)
+STEPS = 4
+
+
+def linear_fn(features, labels, mode, params):
+    kernel = tf.compat.v1.get_variable("w", [3, 1], initializer=tf.compat.v1.zeros_initializer())
+    predictions = tf.matmul(features["x"], kernel)
+    if mode == common.ModeKeys.PREDICT:
+        return common.EstimatorSpec(mode, predictions={"y": predictions})
+    params["labels_seen"].append(labels)
+    if labels is None:
+        labels = features["y"]
+    loss = tf.reduce_mean(tf.square(predictions - labels))
+    return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(loss))
+
+
+def reference(steps=STEPS):
+    w = np.zeros((3, 1))
+    for _ in range(steps):
+        w = w - 0.1 * 2 * X.T.astype(np.float64) @ (X @ w - Y) / len(X)
+    return w
+
+
+def iterator_input_fn():
+    """The census sample's shape: tensors from get_next, the label popped out and looked up in a table."""
+    dataset = tf.data.Dataset.from_tensors({"x": X, "name": NAMES}).repeat()
+    features = tf1_data.make_one_shot_iterator(dataset).get_next()
+    names = features.pop("name")
+    table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(list(CODES), list(CODES.values())), -1.0)
+    return features, tf.expand_dims(table.lookup(names), 1)
+
+
+def train(input_fn, model_dir, towers=1, params=None):
+    est = common.Estimator(linear_fn, str(model_dir), params=params or {"labels_seen": []},
+                           config=common.RunConfig(device_plan=models.plan(towers)))
+    est.train(input_fn, steps=STEPS)
+    return est
+
+
+@pytest.mark.parametrize("towers", [1, 2])
+def test_tensors_from_an_iterator_are_transformed_per_element_as_in_tf1s_graph(tmp_path, towers):
+    est = train(iterator_input_fn, tmp_path, towers)
+    np.testing.assert_allclose(est.variable_values()["w"], reference(), rtol=1e-5)
+
+
+def test_constant_tensors_are_fed_to_every_step(tmp_path):
+    est = train(lambda: ({"x": tf.constant(X)}, Y), tmp_path)
+    np.testing.assert_allclose(est.variable_values()["w"], reference(), rtol=1e-5)
+    np.testing.assert_allclose(
+        est.evaluate(lambda: ({"x": X}, Y), steps=2)["loss"],
+        np.mean((X @ reference() - Y) ** 2), rtol=1e-5)
+
+
+def test_a_features_only_dataset_gives_model_fn_labels_none(tmp_path):
+    seen = []
+    est = train(lambda: tf.data.Dataset.from_tensors({"x": X, "y": Y}).repeat(), tmp_path, params={"labels_seen": seen})
+    assert seen and all(labels is None for labels in seen)
+    np.testing.assert_allclose(est.variable_values()["w"], reference(), rtol=1e-5)
+
+
+def test_predict_reads_an_iterators_tensors(tmp_path):
+    est = train(iterator_input_fn, tmp_path)
+
+    def predict_input_fn():
+        return tf1_data.make_one_shot_iterator(tf.data.Dataset.from_tensors({"x": X})).get_next()
+
+    rows = list(est.predict(predict_input_fn))
+    np.testing.assert_allclose(np.array([r["y"] for r in rows]), X @ reference(), rtol=1e-5)
+
+
+def test_what_is_neither_a_dataset_nor_tensors_is_refused_by_name(tmp_path):
+    est = common.Estimator(linear_fn, str(tmp_path), params={"labels_seen": []})
+    with pytest.raises(TypeError, match="input_fn for train must return a tf.data.Dataset, or features and labels "
+                                        "as tensors; it returned a dict holding object"):
+        est.train(lambda: {"x": object()}, steps=1)
+
+    def two_iterators():
+        first = tf1_data.make_one_shot_iterator(tf.data.Dataset.from_tensors({"x": X})).get_next()
+        return first, tf1_data.make_one_shot_iterator(tf.data.Dataset.from_tensors(Y)).get_next()
+
+    with pytest.raises(ValueError, match="iterators over 2 datasets"):
+        est.train(two_iterators, steps=1)
+    assert not (tmp_path / "checkpoint").exists()
+
+
+def test_outside_an_estimator_the_iterator_iterates():
+    iterator = tf1_data.make_one_shot_iterator(tf.data.Dataset.range(3))
+    assert [int(iterator.get_next()) for _ in range(3)] == [0, 1, 2]

@@ -1,0 +1,73 @@
+"""TPUEstimator with use_tpu=False: params["batch_size"] per mode, TPUEstimatorSpec's metric_fn, scaffold_fn
+and host_call, on one and two towers, as tf.estimator.tpu ran it off a TPU."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import common
+from common.tf1 import metrics as tf1_metrics
+from common.tf1 import train as tf1_train
+from common.tpu import estimator as tpu
+from common.tpu import run_config
+from tests import models
+
+RNG = np.random.RandomState(4)
+X = RNG.randn(16, 3).astype(np.float32)
+Y = (X @ np.array([[1.0], [-1.0], [2.0]], np.float32)).astype(np.float32)
+
+
+def input_fn(params):
+    data = tf.data.Dataset.from_tensor_slices({"x": X, "y": Y})  # labels inside the features, as BERT's
+    return data.repeat().batch(params["batch_size"], drop_remainder=True)
+
+
+def model_fn(features, labels, mode, params):
+    assert labels is None
+    params["seen"].append((mode, params["batch_size"]))
+    w = tf.compat.v1.get_variable("w", [3, 1], initializer=tf.compat.v1.zeros_initializer())
+    predictions = tf.matmul(features["x"], w)
+    if mode == common.ModeKeys.PREDICT:
+        return tpu.TPUEstimatorSpec(mode, predictions={"y": predictions})
+    loss = tf.reduce_mean(tf.square(predictions - features["y"]))
+    if mode == common.ModeKeys.EVAL:
+        def metric_fn(targets, outputs):
+            return {"mse": tf1_metrics.mean_squared_error(targets, outputs)}
+        return tpu.TPUEstimatorSpec(mode, loss=loss, eval_metrics=(metric_fn, [features["y"], predictions]))
+    optimizer = tpu.CrossShardOptimizer(tf1_train.GradientDescentOptimizer(0.1))
+
+    def scaffold_fn():
+        params["scaffold_made"].append(True)
+        return tf1_train.Scaffold()
+
+    return tpu.TPUEstimatorSpec(mode, loss=loss, train_op=optimizer.minimize(loss), scaffold_fn=scaffold_fn)
+
+
+@pytest.mark.parametrize("towers", [1, 2])
+def test_use_tpu_false_trains_evaluates_and_predicts_with_the_batch_size_of_each_mode(tmp_path, towers):
+    seen, scaffolds = [], []
+    config = run_config.RunConfig(model_dir=str(tmp_path), device_plan=models.plan(towers),
+                                  tpu_config=run_config.TPUConfig(iterations_per_loop=10))
+    est = tpu.TPUEstimator(model_fn, config=config, params={"seen": seen, "scaffold_made": scaffolds},
+                           use_tpu=False, train_batch_size=16, eval_batch_size=8, predict_batch_size=4)
+    est.train(input_fn, max_steps=5)
+    w = np.zeros((3, 1))
+    for _ in range(5):
+        w = w - 0.1 * 2 * X.T.astype(np.float64) @ (X @ w - Y) / len(X)
+    np.testing.assert_allclose(est.variable_values()["w"], w, rtol=1e-5)
+    results = est.evaluate(input_fn, steps=2)
+    np.testing.assert_allclose(results["mse"], np.mean((X @ w - Y) ** 2), rtol=1e-4)
+    rows = list(est.predict(lambda params: tf.data.Dataset.from_tensor_slices({"x": X[:6]}).batch(
+        params["batch_size"])))
+    np.testing.assert_allclose([r["y"] for r in rows], X[:6] @ w, rtol=1e-5)
+    assert {(common.ModeKeys.TRAIN, 16), (common.ModeKeys.EVAL, 8), (common.ModeKeys.PREDICT, 4)} <= set(seen)
+    assert scaffolds  # scaffold_fn was called
+
+
+def test_use_tpu_and_a_batch_size_in_params_are_refused_by_name(tmp_path):
+    with pytest.raises(ValueError, match="TPUEstimator\\(use_tpu=True\\): this project trains on CPUs and GPUs"):
+        tpu.TPUEstimator(model_fn, str(tmp_path), train_batch_size=8)
+    with pytest.raises(ValueError, match='params must not hold "batch_size"'):
+        tpu.TPUEstimator(model_fn, str(tmp_path), params={"batch_size": 8}, use_tpu=False)
+    with pytest.raises(ValueError, match="eval_metrics must be a \\(function, tensors\\) pair"):
+        tpu.TPUEstimatorSpec(common.ModeKeys.EVAL, loss=tf.constant(0.0), eval_metrics={"a": 1})
