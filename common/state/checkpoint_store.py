@@ -121,17 +121,21 @@ class CheckpointStore:
         atomic.write_text(state_path, "\n".join(lines) + "\n")
 
     def remove_partial_saves(self):
-        """Deletes the `model.ckpt-N_temp` folders a save killed midway leaves.
+        """Deletes what a save killed midway leaves: `model.ckpt-N_temp` folders
+        and (TF1's Saver) `model.ckpt-N.*.tempstate<n>` files.
 
-        TensorFlow writes a checkpoint's shards there and removes the folder
-        after merging them; a kill in between leaves it, and no later save
-        of another step would clean it up.
+        TensorFlow writes a checkpoint's shards there and removes them after
+        merging or renaming; a kill in between leaves them, and no later save
+        of another step would clean them up.
         """
         if not self.model_dir or not tf.io.gfile.isdir(self.model_dir):
             return
         for path in tf.io.gfile.glob(os.path.join(self.model_dir, f"{CHECKPOINT_NAME}-*_temp")):
             logging.info("Removing %s, left by an interrupted save.", path)
             tf.io.gfile.rmtree(path)
+        for path in tf.io.gfile.glob(os.path.join(self.model_dir, f"{CHECKPOINT_NAME}-*.tempstate*")):
+            logging.info("Removing %s, left by an interrupted save.", path)
+            tf.io.gfile.remove(path)
 
     def save(self, step, variables: Dict[str, tf.Variable], iterator=None, optimizer_names=(),
              scaffold_checkpoint=None):

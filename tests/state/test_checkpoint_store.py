@@ -79,10 +79,12 @@ def test_remove_partial_saves_deletes_only_temp_folders(tmp_path):
         (tmp_path / leftover).mkdir()
         (tmp_path / leftover / "part-00000-of-00001.index").write_bytes(b"partial")
     (tmp_path / "notes_temp").mkdir()
+    saver_leftover = "model.ckpt-36.data-00000-of-00001.tempstate18409140367826098984"  # TF1's Saver's
+    (tmp_path / saver_leftover).write_bytes(b"partial")
     before = sorted(os.listdir(tmp_path))
     store.remove_partial_saves()
     assert sorted(os.listdir(tmp_path)) == [
-        name for name in before if name not in ("model.ckpt-4_temp", "model.ckpt-12_temp")]
+        name for name in before if name not in ("model.ckpt-4_temp", "model.ckpt-12_temp", saver_leftover)]
     assert "notes_temp" in os.listdir(tmp_path)
     assert store.latest() == path
     CheckpointStore(str(tmp_path / "absent")).remove_partial_saves()  # no directory: nothing to do
