@@ -115,3 +115,10 @@ def tower_estimator(model_dir, num_towers, strategy="CPU", **params):
     params.setdefault("hidden", 8)
     return common.Estimator(classifier_fn, str(model_dir), params=params,
                             config=common.RunConfig(tf_random_seed=5, device_plan=plan(num_towers, strategy)))
+
+
+def evaluate_predict_export(est, features, labels, export_dir_base):
+    """Runs every mode but TRAIN on a 4-feature classifier: evaluate, predict 4 examples, export."""
+    est.evaluate(eval_input(features, labels, 64))
+    list(est.predict(eval_input(features[:4], labels[:4], 4)))
+    est.export_saved_model(str(export_dir_base), common.build_raw_serving_input_receiver_fn(tf.TensorSpec([None, 4])))

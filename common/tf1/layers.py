@@ -63,6 +63,18 @@ class Layer:
             regularizer=keras.regularizers.get(regularizer) if isinstance(regularizer, (str, dict)) else regularizer,
             trainable=trainable and self.trainable, constraint=constraint, collections=collections)
 
+    def _add_kernel_and_bias(self, kernel_shape, units):
+        """A dense or convolution layer's "kernel" and (with use_bias) "bias", from its (initializer,
+        regularizer, constraint) triples self._kernel and self._bias."""
+        initializer, regularizer, constraint = self._kernel
+        self.kernel = self.add_weight("kernel", kernel_shape, initializer=initializer, regularizer=regularizer,
+                                      constraint=constraint)
+        self.bias = None
+        if self.use_bias:
+            initializer, regularizer, constraint = self._bias
+            self.bias = self.add_weight("bias", [units], initializer=initializer, regularizer=regularizer,
+                                        constraint=constraint)
+
     def build(self, input_shape):
         self.built = True
 
@@ -101,14 +113,7 @@ class Dense(Layer):
     def build(self, input_shape):
         if input_shape[-1] is None:
             raise ValueError(f"The last dimension of the inputs to Dense {self.name or ''} should be defined")
-        initializer, regularizer, constraint = self._kernel
-        self.kernel = self.add_weight("kernel", [int(input_shape[-1]), self.units], initializer=initializer,
-                                      regularizer=regularizer, constraint=constraint)
-        self.bias = None
-        if self.use_bias:
-            initializer, regularizer, constraint = self._bias
-            self.bias = self.add_weight("bias", [self.units], initializer=initializer, regularizer=regularizer,
-                                        constraint=constraint)
+        self._add_kernel_and_bias([int(input_shape[-1]), self.units], self.units)
 
     def call(self, inputs):
         inputs = tf.cast(inputs, self.kernel.dtype)
@@ -145,14 +150,7 @@ class _Conv(Layer):
         channels = int(input_shape[1 if self.data_format.startswith("NC") else -1])
         shape = (self.kernel_size + (self.filters, channels) if self.transpose
                  else self.kernel_size + (channels, self.filters))
-        initializer, regularizer, constraint = self._kernel
-        self.kernel = self.add_weight("kernel", list(shape), initializer=initializer, regularizer=regularizer,
-                                      constraint=constraint)
-        self.bias = None
-        if self.use_bias:
-            initializer, regularizer, constraint = self._bias
-            self.bias = self.add_weight("bias", [self.filters], initializer=initializer, regularizer=regularizer,
-                                        constraint=constraint)
+        self._add_kernel_and_bias(list(shape), self.filters)
 
     def _convolve(self, inputs):
         return tf.nn.convolution(inputs, self.kernel, strides=self.strides, padding=self.padding,

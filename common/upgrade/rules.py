@@ -261,16 +261,17 @@ def _rewrite_name(tokens, first, last, name, tensorflow_aliases):
                                             "  # removed by common.upgrade: this project runs TF2 eagerly")],
                     [Change(start[0], start[1], f"commented out {name}(): this project runs TF2 eagerly")], name)
         return [], [Change(start[0], start[1], f"{name}() must go: this project runs TF2 eagerly", refused=True)], name
-    moved = tf_names.compat_v1_name(canonical) if canonical.startswith("tf.") and \
-        _longest_prefix(canonical, RENAMES) is None and _longest_prefix(canonical, UNSUPPORTED) is None else None
-    if moved is not None and tensorflow_aliases.get(name.split(".")[0]) == "tf":
+    prefix, prefix_last = _rename(tokens, first, canonical, head_size, head_tokens)
+    moved = None
+    if prefix is None and head_tokens == 1 and tensorflow_aliases.get(name.split(".")[0]) == "tf" \
+            and _longest_prefix(canonical, UNSUPPORTED) is None:
+        moved = tf_names.compat_v1_name(canonical)  # a TF1 original's name TF 2 keeps in tf.compat.v1 only
+    if moved is not None:
         prefix, prefix_last = _rename(tokens, first, moved, head_size + 2)
-        if prefix is None:  # tf.compat.v1 has it: spelled so, then read by the rules as that
+        if prefix is None:  # spelled so, then read by the rules as that
             edits = [(start, tokens[first].end, tokens[first].string + ".compat.v1")]
             return edits, [Change(start[0], start[1], f"moved {canonical} to {moved}")], moved
-        canonical, head_size = moved, head_size + 2
-    else:
-        prefix, prefix_last = _rename(tokens, first, canonical, head_size, head_tokens)
+        canonical = moved
     if prefix is not None:
         edits = [(start, tokens[prefix_last].end, RENAMES[prefix])]
         return edits, [Change(start[0], start[1], f"renamed {prefix} to {RENAMES[prefix]}")], \

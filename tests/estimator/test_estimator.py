@@ -195,10 +195,7 @@ def test_model_fn_is_never_allowed_a_second_set_of_variables(tmp_path):
     estimator.train(models.train_input(FEATURES, LABELS, 32), steps=2)
     after_build = len(created)
     assert after_build == 10  # hidden 2, bn 4, logits 2, optimizer iteration and learning rate
-    estimator.evaluate(models.eval_input(FEATURES, LABELS, 64))
-    list(estimator.predict(models.eval_input(FEATURES[:4], LABELS[:4], 4)))
-    estimator.export_saved_model(str(tmp_path / "export"),
-                                 common.build_raw_serving_input_receiver_fn(tf.TensorSpec([None, 4])))
+    models.evaluate_predict_export(estimator, FEATURES, LABELS, tmp_path / "export")
     assert len(created) == after_build
 
 

@@ -16,12 +16,18 @@ STEPS = 6
 DROP_AT = 3  # the learning rate goes from 0.1 to 0.01 before step 3, as a piecewise schedule does
 
 
+def linear_regression(features, labels):
+    """(predictions, loss, the learning rate dropping at DROP_AT) of the linear model both kinds train."""
+    predictions = keras.layers.Dense(1, use_bias=False, kernel_initializer="zeros", name="linear")(features)
+    loss = tf.reduce_mean(tf.square(predictions - labels))
+    learning_rate = tf.compat.v1.train.piecewise_constant(
+        tf1_train.get_global_step(), [np.int64(DROP_AT - 1)], [0.1, 0.01])
+    return predictions, loss, learning_rate
+
+
 def linear_fn(make_optimizer):
     def model_fn(features, labels, mode):
-        predictions = keras.layers.Dense(1, use_bias=False, kernel_initializer="zeros", name="linear")(features)
-        loss = tf.reduce_mean(tf.square(predictions - labels))
-        learning_rate = tf.compat.v1.train.piecewise_constant(
-            tf1_train.get_global_step(), [np.int64(DROP_AT - 1)], [0.1, 0.01])
+        predictions, loss, learning_rate = linear_regression(features, labels)
         train_op = make_optimizer(learning_rate).minimize(loss, global_step=tf1_train.get_or_create_global_step())
         return common.EstimatorSpec(mode, loss=loss, train_op=train_op, predictions=predictions)
     return model_fn
@@ -103,10 +109,7 @@ def test_tf1_momentum_on_two_towers_matches_the_rule_and_resumes(tmp_path, strat
 
 def test_keras_sgd_momentum_differs_from_tf1_after_the_drop(tmp_path):
     def keras_fn(features, labels, mode):
-        predictions = keras.layers.Dense(1, use_bias=False, kernel_initializer="zeros", name="linear")(features)
-        loss = tf.reduce_mean(tf.square(predictions - labels))
-        learning_rate = tf.compat.v1.train.piecewise_constant(
-            tf1_train.get_global_step(), [np.int64(DROP_AT - 1)], [0.1, 0.01])
+        _, loss, learning_rate = linear_regression(features, labels)
         optimizer = common.get_optimizer(lambda: keras.optimizers.SGD(0.0, momentum=0.9))
         return common.EstimatorSpec(mode, loss=loss, optimizer=optimizer, learning_rate=learning_rate)
 

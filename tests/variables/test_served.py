@@ -109,10 +109,7 @@ def test_each_variable_is_created_once_whatever_the_mode(tmp_path):
     est.evaluate(models.eval_input(FEATURES, LABELS, 64))
     after_first_eval = len(created)
     est.train(models.train_input(FEATURES, LABELS, 32), steps=2)
-    est.evaluate(models.eval_input(FEATURES, LABELS, 64))
-    list(est.predict(models.eval_input(FEATURES[:4], LABELS[:4], 4)))
-    est.export_saved_model(str(tmp_path / "export"),
-                           common.build_raw_serving_input_receiver_fn(tf.TensorSpec([None, 4])))
+    models.evaluate_predict_export(est, FEATURES, LABELS, tmp_path / "export")
     assert len(created) == after_first_eval
 
 
