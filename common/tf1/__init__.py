@@ -5,4 +5,5 @@ program's `tf.compat.v1.*` names to these modules: `train` (optimizers whose
 `minimize` gives a train_op, the global step), `layers` (the functional TF1
 layers), `metrics` ((value, update_op) pairs), `summary` (scalars written in
 model_fn), `variables` and `losses` (the trainable-variables and
-regularization-losses collections)."""
+regularization-losses collections), `contrib` (the tf.contrib layer norm,
+initializers and lookup tables)."""

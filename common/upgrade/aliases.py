@@ -81,16 +81,6 @@ def estimator_imports(tree, lines) -> List[EstimatorImport]:
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and _from_estimator(node.module)]
 
 
-def method_calls(tree, lines, method):
-    """((receiver start), (receiver end), (call end)) of each `<receiver>.<method>()` call with no arguments."""
-    return [(position(lines, node.func.value.lineno, node.func.value.col_offset),
-             position(lines, node.func.value.end_lineno, node.func.value.end_col_offset),
-             position(lines, node.end_lineno, node.end_col_offset))
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method
-            and not node.args and not node.keywords]
-
-
 def import_lines(tree):
     """The line numbers import statements span (their module paths are not names the rules rewrite)."""
     lines = set()

@@ -10,12 +10,14 @@ refusal is a `Change`.
 """
 
 import ast
-import dataclasses
+import functools
+import importlib.util
 import io
 import re
 import tokenize
 
-from common.upgrade import aliases, tf_names
+from common.upgrade import aliases, idioms, tf_names
+from common.upgrade.idioms import Change
 
 ESTIMATOR_PREFIXES = ("tf.estimator.", "tf.compat.v1.estimator.", "tf.compat.v2.estimator.")
 ESTIMATOR_NAMES = ("Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "TrainSpec", "EvalSpec",
@@ -45,6 +47,9 @@ TF1_METRICS = ("accuracy", "mean", "precision", "recall", "auc", "mean_squared_e
 REDUCTIONS = {"NONE": '"none"', "SUM": '"sum"', "SUM_OVER_BATCH_SIZE": '"sum_over_batch_size"',
               "AUTO": '"sum_over_batch_size"'}
 KERAS_PREFIXES = ("tf.keras.", "keras.", "tf.compat.v1.keras.")
+CONTRIB_NAMES = {"tf.contrib.layers.": ("layer_norm", "xavier_initializer", "l2_regularizer"),
+                 "tf.contrib.lookup.": ("index_table_from_tensor", "index_to_string_table_from_tensor",
+                                        "index_table_from_file")}
 
 
 def _renames():
@@ -86,6 +91,9 @@ def _renames():
         renames[name] = "common.tf1.data.make_one_shot_iterator"
     for name in ("get_global_step", "get_or_create_global_step"):
         renames["tf.contrib.framework." + name] = "common.get_global_step"
+    for prefix, names in CONTRIB_NAMES.items():
+        for name in names:
+            renames[prefix + name] = "common.tf1.contrib." + name
     renames["tf.contrib.data.map_and_batch"] = "tf.data.experimental.map_and_batch"
     renames["tf.contrib.cluster_resolver.TPUClusterResolver"] = "tf.distribute.cluster_resolver.TPUClusterResolver"
     for prefix in ("tf.estimator.tpu.", "tf.compat.v1.estimator.tpu.", "tf.contrib.tpu."):
@@ -134,17 +142,6 @@ for _prefix in ESTIMATOR_PREFIXES:
                                     "supported: write a model_fn, or use common.model_to_estimator)")
 
 KERAS_LR = re.compile(r"(^|\.)optimizers\.(legacy\.)?[A-Z]\w*$")
-
-
-@dataclasses.dataclass(frozen=True)
-class Change:
-    line: int
-    column: int
-    message: str
-    refused: bool = False
-
-    def describe(self, path):
-        return f"{path}:{self.line}:{self.column + 1}: {'ERROR: ' if self.refused else ''}{self.message}"
 
 
 def _dotted_names(tokens):
@@ -213,17 +210,6 @@ def _estimator_import(statement):
                                                           f"rewrote the import from {statement.module}: {text}")
 
 
-def _one_shot_iterator_methods(tree, lines):
-    """Edits turning `<dataset>.make_one_shot_iterator()` (TF1's method) into the function TF2 kept."""
-    edits, changes = [], []
-    for receiver_start, receiver_end, call_end in aliases.method_calls(tree, lines, "make_one_shot_iterator"):
-        edits.append((receiver_start, receiver_start, "common.tf1.data.make_one_shot_iterator("))
-        edits.append((receiver_end, call_end, ")"))
-        changes.append(Change(receiver_start[0], receiver_start[1], "rewrote <dataset>.make_one_shot_iterator() "
-                              "as common.tf1.data.make_one_shot_iterator(<dataset>)"))
-    return edits, changes
-
-
 def _canonical(name, tensorflow_aliases):
     """(canonical name, how many of its components the name's first tokens stand for (0: not TensorFlow's),
     how many tokens those are): `tf.compat.v1.x` where tf is tf.compat.v1 is tf.compat.v1.x, read from three."""
@@ -247,8 +233,20 @@ def _rename(tokens, first, canonical, head_size, head_tokens=1):
     return prefix, first + 2 * (head_tokens - 1 + covered)
 
 
-def _rewrite_name(tokens, first, last, name, tensorflow_aliases):
-    """(edits, changes, the name as the rules read it afterwards) for one dotted name."""
+def _is_tf1_program(names, tensorflow_aliases):
+    """Whether the file was written against TF1's API: it names, through plain `tf`, something TensorFlow 2
+    keeps only in tf.compat.v1 (tf.get_variable, tf.logging, tf.train.AdamOptimizer)."""
+    for name in names:
+        canonical, head_size, head_tokens = _canonical(name, tensorflow_aliases)
+        if head_size and head_tokens == 1 and tensorflow_aliases.get(name.split(".")[0]) == "tf" \
+                and tf_names.compat_v1_name(canonical) is not None:
+            return True
+    return False
+
+
+def _rewrite_name(tokens, first, last, name, tensorflow_aliases, tf1_program):
+    """(edits, changes, the name as the rules read it afterwards) for one dotted name; in a tf1_program, a
+    name whose TF1 meaning TensorFlow 2 changed is moved to tf.compat.v1 too."""
     start = tokens[first].start
     canonical, head_size, head_tokens = _canonical(name, tensorflow_aliases)
     if head_size == 0:
@@ -265,7 +263,7 @@ def _rewrite_name(tokens, first, last, name, tensorflow_aliases):
     moved = None
     if prefix is None and head_tokens == 1 and tensorflow_aliases.get(name.split(".")[0]) == "tf" \
             and _longest_prefix(canonical, UNSUPPORTED) is None:
-        moved = tf_names.compat_v1_name(canonical)  # a TF1 original's name TF 2 keeps in tf.compat.v1 only
+        moved = tf_names.compat_v1_name(canonical, tf1_program)  # TF1's meaning, which TF 2 keeps in tf.compat.v1
     if moved is not None:
         prefix, prefix_last = _rename(tokens, first, moved, head_size + 2)
         if prefix is None:  # spelled so, then read by the rules as that
@@ -292,15 +290,17 @@ def upgrade_source(source):
     tensorflow_aliases = aliases.tensorflow_aliases(tree)
     import_lines = aliases.import_lines(tree)
     tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    edits, changes = _one_shot_iterator_methods(tree, lines)  # edits: (start (row, col), end (row, col), text)
+    edits, changes = idioms.rewrites(tree, lines)  # edits: (start (row, col), end (row, col), text)
     for statement in aliases.estimator_imports(tree, lines):
         edit, change = _estimator_import(statement)
         edits.extend([edit] if edit else [])
         changes.append(change)
-    for name, first, last in _dotted_names(tokens):
-        if tokens[first].start[0] in import_lines:
-            continue
-        name_edits, name_changes, new_name = _rewrite_name(tokens, first, last, name, tensorflow_aliases)
+    names = [(name, first, last) for name, first, last in _dotted_names(tokens)
+             if tokens[first].start[0] not in import_lines]
+    tf1_program = _is_tf1_program([name for name, _, _ in names], tensorflow_aliases)
+    for name, first, last in names:
+        name_edits, name_changes, new_name = _rewrite_name(tokens, first, last, name, tensorflow_aliases,
+                                                           tf1_program)
         edits.extend(name_edits)
         changes.extend(name_changes)
         if KERAS_LR.search(new_name) and last + 1 < len(tokens) and tokens[last + 1].string == "(":
@@ -333,15 +333,28 @@ _IMPORT_OF_TF = re.compile(r"^(import tensorflow\b|from tensorflow\b)", re.M)
 
 
 def _modules_for(new_names):
-    """The imports the new names need: common, and its submodules that
-    `import common` does not bring (common.hooks, common.tf1.*)."""
+    """The imports the new names need: common, and the submodules that
+    `import common` does not bring (common.hooks, common.tf1.*): for each
+    name, the longest dotted prefix that is a module of this project."""
     needed = []
-    for module in ("common", "common.early_stopping", "common.hooks", "common.tf1.data", "common.tf1.layers",
-                   "common.tf1.losses", "common.tf1.metrics", "common.tf1.session_run_hook", "common.tf1.summary",
-                   "common.tf1.train", "common.tf1.variables", "common.tpu.estimator", "common.tpu.run_config"):
-        if any(name.startswith(module + ".") for name in new_names):
+    for name in new_names:
+        parts = name.split(".")
+        if parts[0] != "common":
+            continue
+        if "common" not in needed:
+            needed.append("common")
+        module = next(".".join(parts[:n]) for n in range(len(parts), 0, -1) if _is_module(".".join(parts[:n])))
+        if module not in needed:
             needed.append(module)
-    return needed
+    return sorted(needed)
+
+
+@functools.lru_cache(maxsize=None)
+def _is_module(dotted):
+    try:
+        return importlib.util.find_spec(dotted) is not None
+    except (ImportError, ValueError):  # a parent that is not a package
+        return False
 
 
 def _add_imports(source, modules):

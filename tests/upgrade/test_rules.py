@@ -234,11 +234,25 @@ def test_a_tf1_originals_top_level_names_move_to_compat_v1_and_names_tf_lacks_ar
     assert lines[2] == 'tf.compat.v1.logging.info("x")'
     assert lines[3] == 'with tf.compat.v1.gfile.GFile("f") as f:'
     assert lines[4] == "    row = tf.compat.v1.decode_csv(f.read(), [[0]])"
-    assert lines[5] == 'it = common.tf1.data.make_one_shot_iterator(tf.data.TextLineDataset("f").map(parse))'
+    assert lines[5] == 'it = common.tf1.data.make_one_shot_iterator(tf.compat.v1.data.TextLineDataset("f").map(parse))'
     refused = [c for c in changes if c.refused]
     assert [(c.line, c.message) for c in refused] == [
         (7, "tf.no_such_function: the installed TensorFlow has no tf.no_such_function and the upgrade knows no "
             "counterpart of it")]
+
+
+def test_in_a_tf1_original_a_name_whose_tf1_meaning_changed_moves_too_and_elsewhere_stays():
+    tf1 = '''\
+        import tensorflow as tf
+        w = tf.get_variable("w", [2])
+        y = tf.nn.dropout(tf.nn.relu(w), 0.9)
+        s = tf.reduce_sum(y, keep_dims=True)
+        '''
+    new, _ = upgrade(tf1)
+    assert new.splitlines()[2:] == ['y = tf.compat.v1.nn.dropout(tf.nn.relu(w), 0.9)',  # keep_prob, as TF1 read it
+                                    's = tf.compat.v1.reduce_sum(y, keep_dims=True)']
+    tf2, _ = upgrade(tf1.replace("tf.get_variable", "tf.compat.v1.get_variable"))
+    assert tf2.splitlines()[2:] == ['y = tf.nn.dropout(tf.nn.relu(w), 0.9)', 's = tf.reduce_sum(y, keep_dims=True)']
 
 
 def test_an_estimator_import_with_no_counterpart_is_refused_and_left():

@@ -1,0 +1,106 @@
+"""The tf.contrib functions TF1 estimator programs leaned on, as TF1.15 computed them.
+
+tf.contrib left TensorFlow with 2.0 and nothing in core took these names:
+`tf.contrib.layers.layer_norm` (BERT's, on get_variable so its
+"LayerNorm/beta" and "LayerNorm/gamma" reach the checkpoint as a
+pretrained BERT checkpoint names them), the initializer and regularizer
+helpers, and the `tf.contrib.lookup` table builders (on tf.lookup's
+tables, which the export tracks). The upgrade maps the contrib names here.
+"""
+
+import tensorflow as tf
+
+LAYER_NORM_EPSILON = 1e-12  # contrib's layer_norm used this, not Keras' 1e-3
+
+
+def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None, variables_collections=None,
+               outputs_collections=None, trainable=True, begin_norm_axis=1, begin_params_axis=-1, scope=None):
+    """Normalizes over the axes from begin_norm_axis on, with "beta" (zeros) and "gamma" (ones) over the
+    axes from begin_params_axis on, made by get_variable in the scope `scope` (default "LayerNorm")."""
+    del variables_collections, outputs_collections  # TF1 graph collections this project has no reader for
+    with tf.compat.v1.variable_scope(scope, default_name="LayerNorm", reuse=reuse):
+        inputs = tf.convert_to_tensor(inputs)
+        rank = inputs.shape.rank
+        if rank is None:
+            raise ValueError(f"layer_norm: inputs {inputs.name if hasattr(inputs, 'name') else ''} have unknown rank")
+        if begin_norm_axis < 0:
+            begin_norm_axis += rank
+        if begin_params_axis >= rank or begin_norm_axis >= rank:
+            raise ValueError(f"layer_norm: begin_params_axis ({begin_params_axis}) and begin_norm_axis "
+                             f"({begin_norm_axis}) must be < rank ({rank})")
+        params_shape = inputs.shape[begin_params_axis:]
+        if not params_shape.is_fully_defined():
+            raise ValueError(f"layer_norm: inputs {inputs.shape} have undefined dimensions from axis "
+                             f"{begin_params_axis} on")
+        dtype = inputs.dtype.base_dtype
+        beta = gamma = None
+        if center:
+            beta = tf.compat.v1.get_variable("beta", params_shape, dtype, tf.compat.v1.zeros_initializer(),
+                                             trainable=trainable)
+        if scale:
+            gamma = tf.compat.v1.get_variable("gamma", params_shape, dtype, tf.compat.v1.ones_initializer(),
+                                              trainable=trainable)
+        mean, variance = tf.nn.moments(inputs, list(range(begin_norm_axis, rank)), keepdims=True)
+        outputs = tf.nn.batch_normalization(inputs, mean, variance, offset=beta, scale=gamma,
+                                            variance_epsilon=LAYER_NORM_EPSILON)
+        outputs.set_shape(inputs.shape)
+        return outputs if activation_fn is None else activation_fn(outputs)
+
+
+def xavier_initializer(uniform=True, seed=None, dtype=tf.float32):
+    """Glorot's initializer (contrib's name): fan-average variance scaling, uniform or truncated normal."""
+    if uniform:
+        return tf.compat.v1.glorot_uniform_initializer(seed=seed, dtype=dtype)
+    return tf.compat.v1.glorot_normal_initializer(seed=seed, dtype=dtype)
+
+
+def l2_regularizer(scale, scope=None):
+    """scale * sum(w ** 2) / 2, TF1's l2 penalty (tf.nn.l2_loss halves)."""
+    del scope
+    if scale < 0:
+        raise ValueError(f"l2_regularizer: scale {scale} is negative")
+
+    def regularize(weights):
+        return tf.cast(scale, weights.dtype) * tf.nn.l2_loss(weights)
+    return regularize
+
+
+def _ids(size):
+    return tf.range(size, dtype=tf.int64)
+
+
+def index_table_from_tensor(vocabulary_list, num_oov_buckets=0, default_value=-1, hasher_spec=None,
+                            dtype=tf.string, name=None):
+    """A table from each vocabulary entry to its position; an unknown key gives default_value, or with
+    num_oov_buckets its hash bucket after the vocabulary (Fingerprint64, TF1's default hasher)."""
+    if hasher_spec is not None:
+        raise ValueError("index_table_from_tensor: only the default hasher (Fingerprint64) is kept; "
+                         "leave hasher_spec out")
+    keys = tf.convert_to_tensor(vocabulary_list, dtype=dtype)
+    initializer = tf.lookup.KeyValueTensorInitializer(keys, _ids(tf.size(keys, out_type=tf.int64)))
+    if num_oov_buckets:
+        return tf.lookup.StaticVocabularyTable(initializer, num_oov_buckets, name=name)
+    return tf.lookup.StaticHashTable(initializer, default_value, name=name)
+
+
+def index_to_string_table_from_tensor(vocabulary_list, default_value="UNK", name=None):
+    """The inverse table: a position to its vocabulary entry, default_value past the end."""
+    values = tf.convert_to_tensor(vocabulary_list, dtype=tf.string)
+    initializer = tf.lookup.KeyValueTensorInitializer(_ids(tf.size(values, out_type=tf.int64)), values)
+    return tf.lookup.StaticHashTable(initializer, default_value, name=name)
+
+
+def index_table_from_file(vocabulary_file, num_oov_buckets=0, vocab_size=None, default_value=-1,
+                          hasher_spec=None, key_dtype=tf.string, name=None, key_column_index=-2,
+                          value_column_index=-1, delimiter="\t"):
+    """A table from each line of vocabulary_file (or a column of it) to its line number."""
+    if hasher_spec is not None:
+        raise ValueError("index_table_from_file: only the default hasher (Fingerprint64) is kept; "
+                         "leave hasher_spec out")
+    if not tf.io.gfile.exists(vocabulary_file):
+        raise ValueError(f"index_table_from_file: vocabulary_file {vocabulary_file} does not exist")
+    initializer = tf.lookup.TextFileInitializer(vocabulary_file, key_dtype, key_column_index, tf.int64,
+                                                value_column_index, vocab_size=vocab_size, delimiter=delimiter)
+    if num_oov_buckets:
+        return tf.lookup.StaticVocabularyTable(initializer, num_oov_buckets, name=name)
+    return tf.lookup.StaticHashTable(initializer, default_value, name=name)

@@ -1,0 +1,70 @@
+"""TF1 idioms the upgrade finds by the file's syntax tree, not by a name.
+
+A TF1 program calls methods TF2 objects lack, on receivers of any name:
+`<dataset>.make_one_shot_iterator()` (TF2 kept the function), and
+`<tensor>.shape[i].value` / `.get_shape()[i].value` / `.shape.dims[i].value`
+(TF1's Dimension; a TF2 shape's entries are already ints or None). Each is
+rewritten in place, and each rewrite is a `Change`.
+"""
+
+import ast
+import dataclasses
+
+from common.upgrade.aliases import position
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """One line of the upgrade's report: a rewrite, or (refused) a construct left for the owner."""
+
+    line: int
+    column: int
+    message: str
+    refused: bool = False
+
+    def describe(self, path):
+        return f"{path}:{self.line}:{self.column + 1}: {'ERROR: ' if self.refused else ''}{self.message}"
+
+
+def method_calls(tree, lines, method):
+    """((receiver start), (receiver end), (call end)) of each `<receiver>.<method>()` call with no arguments."""
+    return [(position(lines, node.func.value.lineno, node.func.value.col_offset),
+             position(lines, node.func.value.end_lineno, node.func.value.end_col_offset),
+             position(lines, node.end_lineno, node.end_col_offset))
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method
+            and not node.args and not node.keywords]
+
+
+def _is_shape(node):
+    """`x.shape`, `x.get_shape()`, `x.shape.dims`, `x.get_shape().dims`."""
+    if isinstance(node, ast.Attribute) and node.attr == "dims":
+        node = node.value
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        node = node.func
+        return isinstance(node, ast.Attribute) and node.attr == "get_shape"
+    return isinstance(node, ast.Attribute) and node.attr == "shape"
+
+
+def dimension_values(tree, lines):
+    """((subscript end), (attribute end)) of each `<shape>[i].value`: the span of ".value" to drop."""
+    return [(position(lines, node.value.end_lineno, node.value.end_col_offset),
+             position(lines, node.end_lineno, node.end_col_offset))
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr == "value" and isinstance(node.value, ast.Subscript)
+            and not isinstance(node.value.slice, ast.Slice) and _is_shape(node.value.value)]
+
+
+def rewrites(tree, lines):
+    """(edits, changes): each edit is ((row, col) start, (row, col) end, new text), as tokenize counts."""
+    edits, changes = [], []
+    for receiver_start, receiver_end, call_end in method_calls(tree, lines, "make_one_shot_iterator"):
+        edits.append((receiver_start, receiver_start, "common.tf1.data.make_one_shot_iterator("))
+        edits.append((receiver_end, call_end, ")"))
+        changes.append(Change(receiver_start[0], receiver_start[1], "rewrote <dataset>.make_one_shot_iterator() "
+                              "as common.tf1.data.make_one_shot_iterator(<dataset>)"))
+    for subscript_end, end in dimension_values(tree, lines):
+        edits.append((subscript_end, end, ""))
+        changes.append(Change(subscript_end[0], subscript_end[1], "dropped .value after a shape's entry (TF2's "
+                              "shapes hold ints or None, not TF1's Dimension)"))
+    return edits, changes

@@ -1,0 +1,67 @@
+"""tf.contrib's layer norm, initializers and lookup tables, as TF1.15 computed them."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import common
+from common.tf1 import contrib, layers
+from common.tf1 import train as tf1_train
+from tests import models
+
+
+def test_layer_norm_normalizes_the_last_axes_with_contribs_epsilon_and_names():
+    x = np.random.RandomState(3).randn(2, 3, 4).astype(np.float32) * 5 + 2
+    with tf.Graph().as_default():
+        with tf.compat.v1.variable_scope("bert/embeddings"):
+            out = contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
+        names = sorted(v.name for v in tf.compat.v1.global_variables())
+        inner = contrib.layer_norm(x, begin_norm_axis=1, center=False, scope="inner")
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            got, got_inner = session.run([out, inner])
+    assert names == ["bert/embeddings/LayerNorm/beta:0", "bert/embeddings/LayerNorm/gamma:0"]
+    mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    np.testing.assert_allclose(got, (x - mean) / np.sqrt(var + 1e-12), rtol=1e-5, atol=1e-5)
+    flat = x.reshape(2, -1)
+    want = (flat - flat.mean(1, keepdims=True)) / np.sqrt(flat.var(1, keepdims=True) + 1e-12)
+    np.testing.assert_allclose(got_inner, want.reshape(x.shape), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="begin_norm_axis"):
+        contrib.layer_norm(tf.zeros([2, 3]), begin_norm_axis=2)
+
+
+def test_layer_norm_trains_on_two_towers_under_its_tf1_names(tmp_path):
+    def model_fn(features, labels, mode):
+        hidden = contrib.layer_norm(layers.dense(features, 4), scope="norm")
+        loss = tf.reduce_mean(tf.square(layers.dense(hidden, 1)[:, 0] - tf.cast(labels, tf.float32)))
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(loss))
+
+    features, labels = models.blobs(16)
+    est = common.Estimator(model_fn, str(tmp_path), config=common.RunConfig(device_plan=models.plan(2)))
+    est.train(models.train_input(features, labels, 8), steps=3)
+    assert {"norm/beta", "norm/gamma"} <= set(est.get_variable_names())
+    assert not np.allclose(est.get_variable_value("norm/gamma"), 1.0)  # trained
+
+
+def test_lookup_tables_give_positions_hash_buckets_and_the_inverse(tmp_path):
+    table = contrib.index_table_from_tensor(["a", "b", "c"])
+    np.testing.assert_array_equal(table.lookup(tf.constant(["c", "a", "z"])), [2, 0, -1])
+    with_oov = contrib.index_table_from_tensor(["a", "b"], num_oov_buckets=3)
+    unknown = with_oov.lookup(tf.constant(["zz"])).numpy()[0]
+    assert unknown == 2 + tf.strings.to_hash_bucket_fast("zz", 3).numpy()  # TF1's FastHashSpec
+    inverse = contrib.index_to_string_table_from_tensor(["a", "b"], default_value="?")
+    assert inverse.lookup(tf.constant([1, 5], tf.int64)).numpy().tolist() == [b"b", b"?"]
+    vocabulary = tmp_path / "vocab.txt"
+    vocabulary.write_text("x\ny\n")
+    from_file = contrib.index_table_from_file(str(vocabulary), default_value=-7)
+    np.testing.assert_array_equal(from_file.lookup(tf.constant(["y", "q"])), [1, -7])
+    with pytest.raises(ValueError, match="missing.txt does not exist"):
+        contrib.index_table_from_file(str(tmp_path / "missing.txt"))
+
+
+def test_initializer_and_regularizer_helpers():
+    assert isinstance(contrib.xavier_initializer(), tf.compat.v1.glorot_uniform_initializer)
+    assert isinstance(contrib.xavier_initializer(uniform=False), tf.compat.v1.glorot_normal_initializer)
+    assert float(contrib.l2_regularizer(0.5)(tf.constant([1.0, 2.0]))) == pytest.approx(0.5 * 5 / 2)
+    with pytest.raises(ValueError, match="negative"):
+        contrib.l2_regularizer(-1.0)

@@ -1,0 +1,37 @@
+"""The upgrade's syntax-tree rewrites: TF1 methods on receivers of any name."""
+
+import ast
+
+from common.upgrade import idioms
+
+
+def _rewritten(source):
+    edits, changes = idioms.rewrites(ast.parse(source), source.splitlines())
+    lines = source.splitlines()
+    for (row, start), (end_row, end), text in sorted(edits, reverse=True):
+        assert row == end_row
+        lines[row - 1] = lines[row - 1][:start] + text + lines[row - 1][end:]
+    return "\n".join(lines), changes
+
+
+def test_method_calls_find_receivers_of_calls_without_arguments():
+    source = "a = ds.map(f).make_one_shot_iterator()\nb = it.make_one_shot_iterator(1)\n"
+    assert idioms.method_calls(ast.parse(source), source.splitlines(), "make_one_shot_iterator") == [
+        ((1, 4), (1, 13), (1, 38))]
+
+
+def test_one_shot_iterator_method_becomes_the_function():
+    new, changes = _rewritten("it = ds.batch(2).make_one_shot_iterator()\n")
+    assert new == "it = common.tf1.data.make_one_shot_iterator(ds.batch(2))"
+    assert [c.line for c in changes] == [1]
+
+
+def test_a_shapes_dimension_value_is_dropped_and_nothing_else():
+    source = ("h = out.shape[-1].value\n"
+              "w = x.get_shape()[1].value + y.shape.dims[0].value\n"
+              "kept = [a.shape[1:].value, d[0].value, x.shape.value, é.shape[0]]\n")
+    new, changes = _rewritten(source)
+    assert new.splitlines() == ["h = out.shape[-1]", "w = x.get_shape()[1] + y.shape.dims[0]",
+                                "kept = [a.shape[1:].value, d[0].value, x.shape.value, é.shape[0]]"]
+    assert [(c.line, c.column) for c in changes] == [(1, 17), (2, 20), (2, 44)]
+    assert all("Dimension" in c.message and not c.refused for c in changes)
