@@ -87,6 +87,26 @@ def accuracy(labels, predictions, weights=None):
     return mean(tf.equal(labels, predictions), weights)
 
 
+def _positive_ratio(labels, predictions, weights, among):
+    """Weighted fraction of examples that are true positives, among the predicted or the actual positives."""
+    labels = tf.cast(tf.reshape(labels, [-1]), tf.bool)
+    predictions = tf.cast(tf.reshape(predictions, [-1]), tf.bool)
+    hits, weights = _weights_like(tf.logical_and(labels, predictions), weights)
+    counted = tf.cast(predictions if among == "predicted" else labels, tf.float64) * weights
+    return Metric({"hits": tf.reduce_sum(hits * weights), "counted": tf.reduce_sum(counted)},
+                  _ratio("hits", "counted"))
+
+
+def precision(labels, predictions, weights=None):
+    """Of the examples predicted positive (nonzero), the fraction whose label is positive."""
+    return _positive_ratio(labels, predictions, weights, "predicted")
+
+
+def recall(labels, predictions, weights=None):
+    """Of the examples labelled positive (nonzero), the fraction predicted positive."""
+    return _positive_ratio(labels, predictions, weights, "labelled")
+
+
 def binary_log_loss(labels, probabilities, epsilon=1e-7):
     """Mean binary cross-entropy of P(label = 1), as Kaggle scores it."""
     labels = tf.cast(tf.reshape(labels, [-1]), tf.float64)

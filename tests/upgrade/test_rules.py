@@ -78,7 +78,7 @@ def test_graph_mode_switches_are_commented_out_and_unmappable_names_refused_by_l
         if True:
             x = tf.compat.v1.disable_v2_behavior() or 1
         y = tf.contrib.layers.flatten(x)
-        head = tf.estimator.DNNClassifier(hidden_units=[3])
+        head = tf.estimator.DNNRankingEstimator(hidden_units=[3])
         sync = tf.compat.v1.train.SyncReplicasOptimizer(None, 2)
         cols = [tf.feature_column.numeric_column("x")]
         dense = tf.keras.layers.DenseFeatures(cols)
@@ -87,9 +87,26 @@ def test_graph_mode_switches_are_commented_out_and_unmappable_names_refused_by_l
                                    "# removed by common.upgrade: this project runs TF2 eagerly")
     refused = [(c.line, c.message.split(":")[0]) for c in changes if c.refused]
     assert refused == [(4, "tf.compat.v1.disable_v2_behavior() must go"), (5, "tf.contrib.layers.flatten"),
-                       (6, "tf.estimator.DNNClassifier"), (7, "tf.compat.v1.train.SyncReplicasOptimizer"),
+                       (6, "tf.estimator.DNNRankingEstimator"), (7, "tf.compat.v1.train.SyncReplicasOptimizer"),
                        (9, "tf.keras.layers.DenseFeatures")]  # feature columns themselves still run
-    assert "canned estimators are not supported" in next(c.message for c in changes if c.line == 6)
+    assert "no counterpart here" in next(c.message for c in changes if c.line == 6)
+
+
+def test_premade_estimators_and_heads_become_common_canneds_with_tf1s_flavour_kept():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        a = tf.estimator.DNNClassifier([3], cols)
+        b = tf.compat.v1.estimator.LinearRegressor(cols)
+        c = tf.compat.v1.estimator.DNNLinearCombinedClassifier(dnn_feature_columns=cols)
+        h = tf.estimator.MultiClassHead(3)
+        t = tf.estimator.BoostedTreesClassifier(cols, 1)
+        ''')
+    assert new.splitlines()[:3] == ["import common", "import common.canned", "import common.canned.v1"]
+    body = new.splitlines()[-5:]
+    assert body == ["a = common.canned.DNNClassifier([3], cols)", "b = common.canned.v1.LinearRegressor(cols)",
+                    "c = common.canned.DNNLinearCombinedClassifier(dnn_feature_columns=cols)",
+                    "h = common.canned.MultiClassHead(3)", "t = common.canned.BoostedTreesClassifier(cols, 1)"]
+    assert not any(c.refused for c in changes)
 
 
 def test_an_already_upgraded_file_is_left_as_it_is():

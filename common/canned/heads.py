@@ -1,0 +1,316 @@
+"""Heads: what a premade estimator (or a model_fn) does with its logits, as tf.estimator 2.15's did.
+
+A head turns logits into the loss (per-example loss, weighted by the
+weight column, reduced over the batch), the predictions (the same keys:
+logits, logistic, probabilities, class_ids, classes, all_class_ids,
+all_classes, predictions), the eval metrics (the same keys and
+computations) and the export outputs (classify, regress and predict
+signatures under TensorFlow Serving's keys). Only the head differs between
+a DNNClassifier and a DNNRegressor.
+"""
+
+import keras
+import tensorflow as tf
+
+from common.canned import optimizers
+from common.spec import metrics
+from common.spec.export_outputs import ClassificationOutput, PredictOutput, RegressionOutput
+from common.spec.model_fn import EstimatorSpec, ModeKeys
+
+SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+SUM = "sum"
+# Every spelling a program may hold: tf.keras.losses.Reduction (upgraded to strings) and tf.compat.v1's.
+_REDUCTIONS = {SUM_OVER_BATCH_SIZE: SUM_OVER_BATCH_SIZE, "weighted_sum_over_batch_size": SUM_OVER_BATCH_SIZE,
+               SUM: SUM, "weighted_sum": SUM}
+DEFAULT_SERVING_KEY, CLASSIFY_KEY, REGRESS_KEY, PREDICT_KEY = "serving_default", "classification", "regression", \
+    "predict"
+
+
+def loss_reduction_of(loss_reduction):
+    """SUM_OVER_BATCH_SIZE or SUM, from any of their spellings; a clear error for the rest."""
+    key = SUM_OVER_BATCH_SIZE if loss_reduction is None else str(loss_reduction).lower()
+    if key not in _REDUCTIONS:
+        raise ValueError(f"loss_reduction={loss_reduction!r}: a head reduces its loss by "
+                         f"{SUM_OVER_BATCH_SIZE!r} (the default) or {SUM!r}")
+    return _REDUCTIONS[key]
+
+
+class Head:
+    """The loss, predictions, metrics and export outputs of one kind of label."""
+
+    logits_dimension = 1
+
+    def __init__(self, weight_column=None, loss_reduction=None, name=None):
+        self._weight_column = weight_column
+        self._loss_reduction = loss_reduction_of(loss_reduction)
+        self.name = name
+
+    # What a kind of label defines.
+    def predictions(self, logits):
+        raise NotImplementedError
+
+    def _unweighted_loss(self, labels, logits):
+        """(per-example loss [batch, d], labels as the metrics read them)."""
+        raise NotImplementedError
+
+    def _metrics(self, labels, predictions, weights):
+        raise NotImplementedError
+
+    def _export_outputs(self, predictions):
+        raise NotImplementedError
+
+    # Shared.
+    def _weights(self, features):
+        """The weight column's values as float [batch, 1], or None."""
+        if self._weight_column is None:
+            return None
+        key = getattr(self._weight_column, "key", self._weight_column)
+        if not isinstance(features, dict) or key not in features:
+            raise ValueError(f"weight_column {key!r} is not among the features "
+                             f"({sorted(features) if isinstance(features, dict) else type(features).__name__})")
+        weights = tf.cast(features[key], tf.float32)
+        return tf.reshape(weights, [-1, 1])
+
+    def _dense_labels(self, labels, logits):
+        if labels is None:
+            raise ValueError("labels are None: training and evaluation of a premade estimator need the "
+                             "input_fn to give (features, labels)")
+        if isinstance(labels, dict):
+            raise ValueError(f"labels are a dict ({sorted(labels)}); a premade estimator's head takes one "
+                             "label tensor")
+        labels = tf.convert_to_tensor(labels)
+        if labels.shape.rank == 1 or labels.shape.rank == 0:
+            labels = tf.reshape(labels, [-1, 1])
+        return labels
+
+    def _reduce(self, unweighted, weights):
+        weighted = unweighted if weights is None else unweighted * weights
+        total = tf.reduce_sum(weighted)
+        if self._loss_reduction == SUM:
+            return total
+        return total / tf.cast(tf.size(unweighted), total.dtype)
+
+    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
+        """The training loss: weighted per-example loss reduced over the batch, plus regularization."""
+        del mode
+        unweighted, _ = self._unweighted_loss(self._dense_labels(labels, logits), logits)
+        loss = self._reduce(unweighted, self._weights(features))
+        if regularization_losses:
+            loss += tf.add_n(list(regularization_losses))
+        return loss
+
+    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None, trainable_variables=None,
+                              train_op_fn=None, update_ops=None, regularization_losses=None):
+        """The EstimatorSpec for `mode`: train_op from train_op_fn(loss), or from `optimizer` (a Keras or TF1
+        optimizer) over trainable_variables."""
+        predictions = self.predictions(logits)
+        if mode == ModeKeys.PREDICT:
+            return EstimatorSpec(mode, predictions=predictions, export_outputs=self._export_outputs(predictions))
+        weights = self._weights(features)
+        unweighted, metric_labels = self._unweighted_loss(self._dense_labels(labels, logits), logits)
+        loss = self._reduce(unweighted, weights)
+        if regularization_losses:
+            loss += tf.add_n(list(regularization_losses))
+        if mode == ModeKeys.EVAL:
+            eval_metrics = {"average_loss": metrics.mean(unweighted, weights)}
+            eval_metrics.update(self._metrics(metric_labels, predictions, weights))
+            return EstimatorSpec(mode, predictions=predictions, loss=loss, eval_metric_ops=eval_metrics)
+        if (optimizer is None) == (train_op_fn is None):
+            raise ValueError("create_estimator_spec in TRAIN: give an optimizer or a train_op_fn, one of them")
+        if train_op_fn is not None:
+            train_op = train_op_fn(loss)
+        else:
+            train_op = optimizers.minimize(optimizer, loss, trainable_variables)
+        if update_ops:
+            train_op = tf.group(train_op, *update_ops)
+        return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op)
+
+
+def _flat(weights):
+    return None if weights is None else tf.reshape(weights, [-1])
+
+
+def _all_class_ids(logits, n_classes):
+    return tf.tile(tf.range(n_classes)[tf.newaxis, :], [tf.shape(logits)[0], 1])
+
+
+class _ClassHead(Head):
+    """Shared by the binary and multi-class heads: label vocabulary, classes, class ids, classify outputs."""
+
+    def __init__(self, n_classes, weight_column=None, label_vocabulary=None, loss_reduction=None, name=None):
+        super().__init__(weight_column, loss_reduction, name)
+        if label_vocabulary is not None:
+            label_vocabulary = list(label_vocabulary)
+            if len(label_vocabulary) != n_classes:
+                raise ValueError(f"label_vocabulary has {len(label_vocabulary)} entries; it needs n_classes = "
+                                 f"{n_classes}")
+            if not all(isinstance(v, str) for v in label_vocabulary):
+                raise ValueError(f"label_vocabulary must hold strings, got {label_vocabulary!r}")
+        self._n_classes = n_classes
+        self._label_vocabulary = label_vocabulary
+
+    def _class_ids_of(self, labels):
+        """Labels as class ids (int64 [batch, 1]), checked to lie in [0, n_classes)."""
+        if self._label_vocabulary is not None:
+            if labels.dtype != tf.string:
+                raise ValueError(f"labels are {labels.dtype.name}; with a label_vocabulary they must be strings")
+            table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
+                tf.constant(self._label_vocabulary), tf.range(self._n_classes, dtype=tf.int64)), -1)
+            ids = table.lookup(labels)
+            message = f"Labels must be in label_vocabulary {self._label_vocabulary}"
+        else:
+            if labels.dtype == tf.string:
+                raise ValueError("labels are strings: give the estimator label_vocabulary=[...] to map them to "
+                                 "class ids")
+            if labels.dtype.is_floating:
+                raise ValueError(f"labels are {labels.dtype.name}; class labels must be integers in "
+                                 f"[0, {self._n_classes})")
+            ids = tf.cast(labels, tf.int64)
+            message = f"Labels must be integers in [0, {self._n_classes}) (n_classes={self._n_classes})"
+        checks = [tf.debugging.assert_non_negative(ids, message=message),
+                  tf.debugging.assert_less(ids, tf.constant(self._n_classes, tf.int64), message=message)]
+        with tf.control_dependencies(checks):
+            return tf.identity(ids)
+
+    def _classes_of(self, class_ids):
+        if self._label_vocabulary is not None:
+            return tf.gather(tf.constant(self._label_vocabulary), class_ids)
+        return tf.strings.as_string(class_ids)
+
+    def _all_classes(self, logits):
+        names = tf.constant([self._label_vocabulary]) if self._label_vocabulary is not None else \
+            tf.strings.as_string(tf.range(self._n_classes)[tf.newaxis, :])
+        return tf.tile(names, [tf.shape(logits)[0], 1])
+
+    def _class_predictions(self, logits, probabilities):
+        class_ids = tf.expand_dims(tf.argmax(logits, axis=-1), -1)
+        return {"probabilities": probabilities, "class_ids": class_ids, "classes": self._classes_of(class_ids),
+                "all_class_ids": _all_class_ids(logits, self._n_classes), "all_classes": self._all_classes(logits)}
+
+    def _classification_output(self, predictions):
+        return ClassificationOutput(scores=predictions["probabilities"], classes=predictions["all_classes"])
+
+
+class MultiClassHead(_ClassHead):
+    """Softmax cross-entropy over n_classes; logits [batch, n_classes]."""
+
+    def __init__(self, n_classes, weight_column=None, label_vocabulary=None, loss_reduction=None, loss_fn=None,
+                 name=None):
+        if n_classes is None or n_classes <= 2:
+            raise ValueError(f"n_classes must be > 2, got {n_classes} (two classes: BinaryClassHead)")
+        if loss_fn is not None:
+            raise ValueError("MultiClassHead(loss_fn=...) is not kept; write a model_fn for a custom loss")
+        super().__init__(n_classes, weight_column, label_vocabulary, loss_reduction, name)
+        self.logits_dimension = n_classes
+
+    def predictions(self, logits):
+        return {"logits": logits, **self._class_predictions(logits, tf.nn.softmax(logits))}
+
+    def _unweighted_loss(self, labels, logits):
+        ids = self._class_ids_of(labels)
+        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ids[:, 0], logits=logits)
+        return loss[:, tf.newaxis], ids
+
+    def _metrics(self, labels, predictions, weights):
+        return {"accuracy": metrics.accuracy(labels, predictions["class_ids"], _flat(weights))}
+
+    def _export_outputs(self, predictions):
+        output = self._classification_output(predictions)
+        return {DEFAULT_SERVING_KEY: output, CLASSIFY_KEY: output, PREDICT_KEY: PredictOutput(predictions)}
+
+
+class BinaryClassHead(_ClassHead):
+    """Sigmoid cross-entropy; logits [batch, 1]."""
+
+    def __init__(self, weight_column=None, thresholds=None, label_vocabulary=None, loss_reduction=None,
+                 loss_fn=None, name=None):
+        if thresholds:
+            raise ValueError("BinaryClassHead(thresholds=...) is not kept: precision and recall are at 0.5")
+        if loss_fn is not None:
+            raise ValueError("BinaryClassHead(loss_fn=...) is not kept; write a model_fn for a custom loss")
+        super().__init__(2, weight_column, label_vocabulary, loss_reduction, name)
+
+    def predictions(self, logits):
+        logistic = tf.sigmoid(logits)
+        probabilities = tf.concat([1 - logistic, logistic], axis=-1)
+        return {"logits": logits, "logistic": logistic, **self._class_predictions(
+            tf.concat([tf.zeros_like(logits), logits], axis=-1), probabilities)}
+
+    def _unweighted_loss(self, labels, logits):
+        ids = tf.cast(self._class_ids_of(labels), tf.float32)
+        return tf.nn.sigmoid_cross_entropy_with_logits(labels=ids, logits=logits), ids
+
+    def _metrics(self, labels, predictions, weights):
+        flat = _flat(weights)
+        class_ids = predictions["class_ids"]
+        logistic = predictions["logistic"]
+        label_mean = metrics.mean(labels, weights)
+        baseline = metrics.Metric(dict(label_mean.totals), lambda t: max(
+            t["sum"] / t["weight"], 1 - t["sum"] / t["weight"]) if t["weight"] else 0.0)
+        return {"accuracy": metrics.accuracy(labels, class_ids, flat),
+                "precision": metrics.precision(labels, class_ids, flat),
+                "recall": metrics.recall(labels, class_ids, flat),
+                "prediction/mean": metrics.mean(logistic, weights),
+                "label/mean": label_mean,
+                "accuracy_baseline": baseline,
+                "auc": _auc(labels, logistic, weights, "ROC"),
+                "auc_precision_recall": _auc(labels, logistic, weights, "PR")}
+
+    def _export_outputs(self, predictions):
+        output = self._classification_output(predictions)
+        return {DEFAULT_SERVING_KEY: output, CLASSIFY_KEY: output,
+                REGRESS_KEY: RegressionOutput(predictions["logistic"]), PREDICT_KEY: PredictOutput(predictions)}
+
+
+def _auc(labels, predictions, weights, curve):
+    """Keras's AUC (200 thresholds; PR by careful interpolation), as tf.estimator 2.15's heads updated it."""
+    metric = keras.metrics.AUC(curve=curve, name="auc" if curve == "ROC" else "auc_precision_recall")
+    metric.update_state(labels, predictions, sample_weight=weights)
+    return metric
+
+
+class RegressionHead(Head):
+    """Mean squared error over label_dimension outputs; predictions are the logits (or inverse_link_fn's)."""
+
+    def __init__(self, label_dimension=1, weight_column=None, loss_reduction=None, loss_fn=None,
+                 inverse_link_fn=None, name=None):
+        if label_dimension < 1:
+            raise ValueError(f"label_dimension must be >= 1, got {label_dimension}")
+        if loss_fn is not None:
+            raise ValueError("RegressionHead(loss_fn=...) is not kept; write a model_fn for a custom loss")
+        super().__init__(weight_column, loss_reduction, name)
+        self.logits_dimension = label_dimension
+        self._inverse_link_fn = inverse_link_fn
+
+    def predictions(self, logits):
+        if self._inverse_link_fn is None:
+            return {"predictions": logits}
+        return {"predictions": self._inverse_link_fn(logits), "logits": logits}
+
+    def _unweighted_loss(self, labels, logits):
+        if labels.dtype == tf.string:
+            raise ValueError("labels are strings; a regressor's labels must be numbers")
+        labels = tf.cast(labels, tf.float32)
+        if labels.shape.rank is not None and labels.shape[-1] not in (None, self.logits_dimension):
+            raise ValueError(f"labels have shape {labels.shape}; label_dimension is {self.logits_dimension}")
+        return tf.square(logits - labels), labels
+
+    def _metrics(self, labels, predictions, weights):
+        return {"prediction/mean": metrics.mean(predictions["predictions"], weights),
+                "label/mean": metrics.mean(labels, weights)}
+
+    def _export_outputs(self, predictions):
+        outputs = {PREDICT_KEY: PredictOutput(predictions)}
+        if self.logits_dimension == 1:
+            regression = RegressionOutput(predictions["predictions"])
+            outputs.update({DEFAULT_SERVING_KEY: regression, REGRESS_KEY: regression})
+        else:
+            outputs[DEFAULT_SERVING_KEY] = outputs[PREDICT_KEY]
+        return outputs
+
+
+def classification_head(n_classes, weight_column=None, label_vocabulary=None, loss_reduction=None):
+    """The head of a premade classifier: binary (logistic) for n_classes=2, else multi-class (softmax)."""
+    if n_classes == 2:
+        return BinaryClassHead(weight_column, label_vocabulary=label_vocabulary, loss_reduction=loss_reduction)
+    return MultiClassHead(n_classes, weight_column, label_vocabulary, loss_reduction)

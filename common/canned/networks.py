@@ -1,0 +1,82 @@
+"""The logits of the premade models, built with TF1's variables so checkpoints keep tf.estimator's names.
+
+dnn: feature columns' input layer, hidden Dense layers (glorot-uniform
+kernels, zero biases) with optional dropout and batch norm, a logits layer:
+"dnn/hiddenlayer_0/kernel", "dnn/logits/bias", an embedding's
+"dnn/input_from_feature_columns/input_layer/<column>_embedding/embedding_weights".
+linear: feature columns' weighted sum, "linear/linear_model/<column>/weights"
+and "linear/linear_model/bias_weights". baseline: one bias,
+"baseline/bias". These are the names tf.estimator 2.15 wrote, so its
+checkpoints warm-start these models and theirs.
+"""
+
+import tensorflow as tf
+
+from common.spec.model_fn import ModeKeys
+from common.tf1 import layers as tf1_layers
+from common.tf1 import summary as tf1_summary
+from common.tf1 import variables as tf1_variables
+
+
+def check_features(features):
+    if not isinstance(features, dict):
+        raise ValueError(f"features should be a dict of tensors keyed by feature column keys, got "
+                         f"{type(features).__name__}")
+
+
+def _layer_summary(value, tag):
+    tf1_summary.scalar(f"{tag}/fraction_of_zero_values", tf.math.zero_fraction(value))
+
+
+def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_fn=tf.nn.relu, dropout=None,
+               batch_norm=False):
+    """(logits [batch, units], the trainable variables), under variable scope "dnn"."""
+    check_features(features)
+    training = mode == ModeKeys.TRAIN
+    with tf.compat.v1.variable_scope("dnn"):
+        with tf.compat.v1.variable_scope("input_from_feature_columns"):
+            net = tf.compat.v1.feature_column.input_layer(features, list(feature_columns))
+        for index, width in enumerate(hidden_units):
+            name = f"hiddenlayer_{index}"
+            net = tf1_layers.dense(net, width, activation=activation_fn, name=name,
+                                   kernel_initializer=tf.compat.v1.glorot_uniform_initializer())
+            if dropout is not None and training:
+                net = tf1_layers.dropout(net, rate=dropout, training=True)
+            if batch_norm:
+                with tf.compat.v1.variable_scope(name):
+                    net = tf1_layers.batch_normalization(net, momentum=0.999, training=training,
+                                                         name=f"batchnorm_{index}")
+            _layer_summary(net, f"dnn/{name}")
+        logits = tf1_layers.dense(net, units, name="logits",
+                                  kernel_initializer=tf.compat.v1.glorot_uniform_initializer())
+        _layer_summary(logits, "dnn/logits")
+    return logits, tf1_variables.trainable_variables("dnn/")
+
+
+def linear_logits(features, units, feature_columns, sparse_combiner="sum"):
+    """(logits [batch, units], the trainable variables), under variable scope "linear"."""
+    check_features(features)
+    if sparse_combiner not in ("sum", "mean", "sqrtn"):
+        raise ValueError(f"sparse_combiner={sparse_combiner!r}: one of 'sum', 'mean', 'sqrtn'")
+    with tf.compat.v1.variable_scope("linear"):
+        logits = tf.compat.v1.feature_column.linear_model(features, list(feature_columns), units=units,
+                                                          sparse_combiner=sparse_combiner)
+    return logits, tf1_variables.trainable_variables("linear/")
+
+
+def baseline_logits(features, units):
+    """(logits: one bias per unit for every example, the bias), under variable scope "baseline"."""
+    batch_size = _batch_size(features)
+    with tf.compat.v1.variable_scope("baseline"):
+        bias = tf.compat.v1.get_variable("bias", [units], initializer=tf.compat.v1.zeros_initializer())
+    return tf.tile(bias[tf.newaxis, :], [batch_size, 1]), [bias]
+
+
+def _batch_size(features):
+    tensors = list(features.values()) if isinstance(features, dict) else [features]
+    for tensor in tensors:
+        if isinstance(tensor, tf.SparseTensor):
+            return tf.cast(tensor.dense_shape[0], tf.int32)
+        if tensor is not None:
+            return tf.shape(tensor)[0]
+    raise ValueError("features are empty: the baseline needs one feature to count the batch")

@@ -1,0 +1,140 @@
+"""What each TensorFlow name becomes: the upgrade's tables.
+
+RENAMES maps a canonical name (or a prefix of one) to this project's
+counterpart; REMOVED_CALLS are statements that only made sense in a TF1
+graph; UNSUPPORTED maps prefixes with no counterpart to what to do instead
+(longest prefix wins). The rules (common.upgrade.rules) apply them.
+"""
+
+ESTIMATOR_PREFIXES = ("tf.estimator.", "tf.compat.v1.estimator.", "tf.compat.v2.estimator.")
+ESTIMATOR_NAMES = ("Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "TrainSpec", "EvalSpec",
+                   "train_and_evaluate", "WarmStartSettings", "Exporter", "LatestExporter", "BestExporter",
+                   "FinalExporter")
+EXPORT_NAMES = ("ServingInputReceiver", "TensorServingInputReceiver", "build_raw_serving_input_receiver_fn",
+                "build_parsing_serving_input_receiver_fn", "PredictOutput", "ClassificationOutput",
+                "RegressionOutput")
+HOOK_NAMES = ("LoggingTensorHook", "StopAtStepHook", "CheckpointSaverHook", "SummarySaverHook", "NanTensorHook",
+              "StepCounterHook", "ProfilerHook", "NanLossDuringTrainingError")
+EARLY_STOPPING_NAMES = ("stop_if_higher_hook", "stop_if_lower_hook", "stop_if_no_increase_hook",
+                        "stop_if_no_decrease_hook", "make_early_stopping_hook", "read_eval_metrics")
+TF1_TRAIN_PREFIXES = ("tf.compat.v1.train.", "tf.train.")
+TF1_TRAIN_NAMES = ("Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
+                   "AdagradOptimizer", "RMSPropOptimizer", "FtrlOptimizer", "ProximalAdagradOptimizer",
+                   "ProximalGradientDescentOptimizer", "AdadeltaOptimizer", "AdagradDAOptimizer", "Scaffold",
+                   "init_from_checkpoint")
+SESSION_RUN_NAMES = ("SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues",
+                     "CheckpointSaverListener")
+TF1_LAYERS = ("dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose", "batch_normalization", "dropout",
+              "flatten", "max_pooling1d", "max_pooling2d", "max_pooling3d", "average_pooling1d", "average_pooling2d",
+              "average_pooling3d", "Layer", "Dense", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose",
+              "BatchNormalization", "Dropout", "Flatten", "MaxPooling1D", "MaxPooling2D", "MaxPooling3D",
+              "AveragePooling1D", "AveragePooling2D", "AveragePooling3D")
+TF1_METRICS = ("accuracy", "mean", "precision", "recall", "auc", "mean_squared_error", "root_mean_squared_error",
+               "mean_absolute_error")
+REDUCTIONS = {"NONE": '"none"', "SUM": '"sum"', "SUM_OVER_BATCH_SIZE": '"sum_over_batch_size"',
+              "AUTO": '"sum_over_batch_size"'}
+KERAS_PREFIXES = ("tf.keras.", "keras.", "tf.compat.v1.keras.")
+CANNED_NAMES = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearClassifier", "LinearRegressor",
+                "LinearEstimator", "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
+                "DNNLinearCombinedEstimator", "BaselineClassifier", "BaselineRegressor", "BaselineEstimator",
+                "BinaryClassHead", "MultiClassHead", "RegressionHead", "BoostedTreesClassifier",
+                "BoostedTreesRegressor", "BoostedTreesEstimator", "boosted_trees_classifier_train_in_memory",
+                "boosted_trees_regressor_train_in_memory")
+TF1_DEFAULT_CANNED = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearClassifier", "LinearRegressor",
+                      "LinearEstimator")  # tf.compat.v1.estimator's had other default learning rates
+CONTRIB_NAMES = {"tf.contrib.layers.": ("layer_norm", "xavier_initializer", "l2_regularizer"),
+                 "tf.contrib.lookup.": ("index_table_from_tensor", "index_to_string_table_from_tensor",
+                                        "index_table_from_file")}
+
+
+def _renames():
+    renames = {}
+    for prefix in ESTIMATOR_PREFIXES:
+        for name in ESTIMATOR_NAMES:
+            renames[prefix + name] = "common." + name
+        for name in EXPORT_NAMES:
+            renames[prefix + "export." + name] = "common." + name
+        for name in HOOK_NAMES:
+            renames[prefix + name] = "common.hooks." + name
+    for prefix in TF1_TRAIN_PREFIXES:
+        for name in TF1_TRAIN_NAMES:
+            renames[prefix + name] = "common.tf1.train." + name
+        for name in ("get_global_step", "get_or_create_global_step"):
+            renames[prefix + name] = "common.get_global_step"
+        for name in HOOK_NAMES:
+            renames[prefix + name] = "common.hooks." + name
+    for prefix in ("tf.compat.v1.layers.", "tf.layers."):
+        for name in TF1_LAYERS:
+            renames[prefix + name] = "common.tf1.layers." + name
+    for prefix in ("tf.compat.v1.metrics.", "tf.metrics."):  # (TF2's tf.metrics.Accuracy & co. are Keras classes)
+        for name in TF1_METRICS:
+            renames[prefix + name] = "common.tf1.metrics." + name
+    for prefix in ("tf.compat.v1.summary.", "tf.summary."):
+        renames[prefix + "scalar"] = "common.tf1.summary.scalar"
+    for prefix in ESTIMATOR_PREFIXES + TF1_TRAIN_PREFIXES:
+        for name in SESSION_RUN_NAMES:
+            renames[prefix + name] = "common.tf1.session_run_hook." + name
+    for name in ("tf.compat.v1.logging.set_verbosity", "tf.logging.set_verbosity"):
+        renames[name] = "common.set_verbosity"
+    for prefix in ESTIMATOR_PREFIXES:
+        for name in CANNED_NAMES:
+            tf1 = prefix == "tf.compat.v1.estimator." and name in TF1_DEFAULT_CANNED
+            renames[prefix + name] = ("common.canned.v1." if tf1 else "common.canned.") + name
+        for name in EARLY_STOPPING_NAMES:
+            renames[prefix + "experimental." + name] = "common.early_stopping." + name
+    renames["tf.contrib.estimator.clip_gradients_by_norm"] = "common.clip_gradients_by_norm"
+    for name in ("tf.compat.v1.trainable_variables", "tf.trainable_variables"):
+        renames[name] = "common.tf1.variables.trainable_variables"
+    for name in ("tf.compat.v1.data.make_one_shot_iterator", "tf.data.make_one_shot_iterator"):
+        renames[name] = "common.tf1.data.make_one_shot_iterator"
+    for name in ("get_global_step", "get_or_create_global_step"):
+        renames["tf.contrib.framework." + name] = "common.get_global_step"
+    for prefix, names in CONTRIB_NAMES.items():
+        for name in names:
+            renames[prefix + name] = "common.tf1.contrib." + name
+    renames["tf.contrib.data.map_and_batch"] = "tf.data.experimental.map_and_batch"
+    renames["tf.contrib.cluster_resolver.TPUClusterResolver"] = "tf.distribute.cluster_resolver.TPUClusterResolver"
+    for prefix in ("tf.estimator.tpu.", "tf.compat.v1.estimator.tpu.", "tf.contrib.tpu."):
+        for name in ("TPUEstimator", "TPUEstimatorSpec", "CrossShardOptimizer"):
+            renames[prefix + name] = "common.tpu.estimator." + name
+        for name in ("RunConfig", "TPUConfig", "InputPipelineConfig"):
+            renames[prefix + name] = "common.tpu.run_config." + name
+    for name in ("tf.compat.v1.tpu.CrossShardOptimizer", "tf.tpu.CrossShardOptimizer"):
+        renames[name] = "common.tpu.estimator.CrossShardOptimizer"
+    for name in ("tf.compat.v1.placeholder", "tf.placeholder"):
+        renames[name] = "common.placeholder"
+    for prefix in ("tf.keras.estimator.", "tf.compat.v1.keras.estimator."):
+        renames[prefix + "model_to_estimator"] = "common.model_to_estimator"
+    for prefix in KERAS_PREFIXES:
+        for name, value in REDUCTIONS.items():
+            renames[prefix + "losses.Reduction." + name] = value
+        renames[prefix + "optimizers.legacy"] = prefix + "optimizers"
+    return renames
+
+
+RENAMES = _renames()
+
+# Calls that only made sense in a TF1 graph; a statement that is one of them is commented out.
+REMOVED_CALLS = ("tf.compat.v1.disable_eager_execution", "tf.compat.v1.disable_v2_behavior",
+                 "tf.compat.v1.disable_resource_variables")
+
+# Prefixes with no counterpart here, and what to do instead (longest prefix wins).
+UNSUPPORTED = {
+    "tf.contrib.": "tf.contrib is gone since TensorFlow 2.0; find the op in core TensorFlow or Keras",
+    "tf.compat.v1.train.SyncReplicasOptimizer": "towers already average gradients synchronously; for several "
+                                                "hosts give TF_CONFIG workers (the mains' --sync)",
+    "tf.train.SyncReplicasOptimizer": "towers already average gradients synchronously; for several hosts give "
+                                      "TF_CONFIG workers (the mains' --sync)",
+    "tf.keras.layers.DenseFeatures": "Keras 3 has no DenseFeatures; in model_fn call "
+                                     "tf.compat.v1.feature_column.input_layer(features, columns) instead",
+    "tf.compat.v1.layers.": "this TF1 layer has no counterpart in common.tf1.layers; build the Keras layer "
+                            "(tf.keras.layers...) inside model_fn",
+    "tf.layers.": "this TF1 layer has no counterpart in common.tf1.layers; build the Keras layer inside model_fn",
+    "tf.compat.v1.metrics.": "this TF1 metric has no counterpart in common.tf1.metrics; update a tf.keras.metrics "
+                             "object in model_fn and return it in eval_metric_ops",
+    "tf.estimator.experimental.": "this tf.estimator.experimental name has no counterpart here (the early-stopping "
+                                  "hooks do: common.early_stopping)",
+}
+for _prefix in ESTIMATOR_PREFIXES:
+    UNSUPPORTED.setdefault(_prefix, "this tf.estimator name has no counterpart here (the premade estimators "
+                                    "and heads do: common.canned; else write a model_fn)")

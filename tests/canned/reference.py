@@ -1,0 +1,68 @@
+"""The data, columns and estimators of the TF 2.15 reference runs (tf215_reference.json), and their initial
+weights written as a TF1-named checkpoint to warm-start from."""
+
+import json
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from common import canned
+
+CASES = json.load(open(os.path.join(os.path.dirname(__file__), "tf215_reference.json")))["cases"]
+A = np.array([0.5, -1.0, 1.5, 2.0, -0.5, 0.0, 1.0, -2.0], np.float32)
+FEATURES = {"a": A, "b": np.array([1.0, 0.0, -1.0, 2.0, 0.5, -1.5, 0.3, 1.2], np.float32),
+            "c": np.array(["x", "y", "z", "x", "y", "z", "x", "w"]),
+            "w": np.array([1.0, 2.0, 1.0, 1.0, 0.5, 1.0, 2.0, 1.0], np.float32)}
+LABELS3 = np.array([0, 1, 2, 1, 0, 2, 1, 0])
+LABELS2 = np.array([0, 1, 1, 0, 1, 0, 1, 1])
+TARGETS = np.array([1.0, -0.5, 2.0, 0.3, 0.0, 1.5, -1.0, 0.7], np.float32)
+
+
+def columns():
+    return (tf.feature_column.numeric_column("a"), tf.feature_column.numeric_column("b"),
+            tf.feature_column.categorical_column_with_vocabulary_list("c", ["x", "y", "z"]))
+
+
+def estimator(case, **kwargs):
+    """(estimator, features, labels) of a reference case."""
+    a, b, c = columns()
+    makers = {
+        "dnn3": lambda: (canned.DNNClassifier([3], [a, b], n_classes=3, **kwargs), LABELS3),
+        "dnn2w": lambda: (canned.DNNClassifier([3], [a, b], weight_column="w", **kwargs), LABELS2),
+        "dnnreg": lambda: (canned.DNNRegressor([3], [a, b], **kwargs), TARGETS),
+        "lin3": lambda: (canned.LinearClassifier([a, b, c], n_classes=3, **kwargs), LABELS3),
+        "lin2": lambda: (canned.LinearClassifier([a, b, c], **kwargs), LABELS2),
+        "linreg": lambda: (canned.LinearRegressor([a, b, c], **kwargs), TARGETS),
+        "wd2": lambda: (canned.DNNLinearCombinedClassifier(linear_feature_columns=[c], dnn_feature_columns=[a, b],
+                                                           dnn_hidden_units=[3], **kwargs), LABELS2),
+        "base3_single": lambda: (canned.BaselineClassifier(n_classes=3, **kwargs), LABELS3),
+        "basereg_single": lambda: (canned.BaselineRegressor(**kwargs), TARGETS),
+        "dnn3vocab": lambda: (canned.DNNClassifier([3], [a, b], n_classes=3, label_vocabulary=["p", "q", "r"],
+                                                   **kwargs), np.array(["p", "q", "r"])[LABELS3]),
+    }
+    made, labels = makers[case]()
+    return made, ({"a": A} if case.startswith("base") else FEATURES), labels
+
+
+def write_initial_checkpoint(case, path):
+    """The case's step-0 weights from TF 2.15, saved under their names as tf.estimator's Saver wrote them."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with tf.Graph().as_default():
+        variables = [tf.compat.v1.Variable(np.array(value, np.float32), name=name)
+                     for name, value in CASES[case]["initial"].items()]
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.variables_initializer(variables))
+            return tf.compat.v1.train.Saver(variables).save(session, path)
+
+
+def train_input(features, labels, batch=8):
+    return lambda: tf.data.Dataset.from_tensor_slices((features, labels)).batch(batch).repeat()
+
+
+def eval_input(features, labels, batch=8):
+    return lambda: tf.data.Dataset.from_tensor_slices((features, labels)).batch(batch)
+
+
+def predict_input(features, batch=8):
+    return lambda: tf.data.Dataset.from_tensor_slices(features).batch(batch)

@@ -1,0 +1,99 @@
+"""Each premade estimator against tf.estimator 2.15 (numbers in tf215_reference.json): from the same
+initial weights, the same weights after 3 steps, the same eval metrics and prediction keys; then on two
+logical CPU towers: loss falls, training resumes, the export classifies as predict() does."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import common
+from common import canned
+from tests import models
+from tests.canned import reference
+
+
+@pytest.mark.parametrize("case", sorted(reference.CASES))
+def test_weights_metrics_and_predictions_match_tf_estimator_2_15(case, tmp_path):
+    want = reference.CASES[case]
+    start = {}
+    if not case.startswith("base"):  # (the baseline starts at zeros, and takes no warm start)
+        start["warm_start_from"] = reference.write_initial_checkpoint(case, str(tmp_path / "initial" / "ckpt-0"))
+    estimator, features, labels = reference.estimator(case, model_dir=str(tmp_path / "model"), **start)
+    estimator.train(reference.train_input(features, labels), steps=3)
+    for name, value in want["after3"].items():
+        np.testing.assert_allclose(estimator.get_variable_value(name), value, rtol=1e-5, atol=1e-7, err_msg=name)
+    got = estimator.evaluate(reference.eval_input(features, labels))
+    assert sorted(got) == sorted(want["eval"])
+    for key, value in want["eval"].items():
+        assert got[key] == pytest.approx(value, rel=1e-5, abs=1e-6), key
+    predictions = next(iter(estimator.predict(reference.predict_input(features))))
+    assert sorted(predictions) == want["prediction_keys"]
+
+
+def test_variable_names_are_tf_estimators():
+    assert sorted(reference.CASES["wd2"]["after3"]) == [
+        "dnn/hiddenlayer_0/bias", "dnn/hiddenlayer_0/kernel", "dnn/logits/bias", "dnn/logits/kernel",
+        "linear/linear_model/bias_weights", "linear/linear_model/c/weights"]
+
+
+def test_wide_and_deep_on_two_towers_learns_resumes_and_serves_classify(tmp_path):
+    a, b, c = reference.columns()
+    rng = np.random.RandomState(0)
+    n = 256
+    features = {"a": rng.randn(n).astype(np.float32), "b": rng.randn(n).astype(np.float32),
+                "c": rng.choice(["x", "y", "z"], n)}
+    labels = ((features["a"] + (features["c"] == "x")) > 0.5).astype(np.int64)
+
+    def make():
+        return canned.DNNLinearCombinedClassifier(
+            model_dir=str(tmp_path / "model"), linear_feature_columns=[c],
+            dnn_feature_columns=[a, b, tf.feature_column.embedding_column(c, 2)], dnn_hidden_units=[8],
+            dnn_optimizer="Adam", config=common.RunConfig(device_plan=models.plan(2)))
+
+    estimator = make()
+    first = estimator.evaluate(reference.eval_input(features, labels, 64))["loss"]
+    estimator.train(reference.train_input(features, labels, 64), steps=60)
+    estimator = make()  # a new process's estimator resumes from the model dir
+    estimator.train(reference.train_input(features, labels, 64), steps=20)
+    metrics = estimator.evaluate(reference.eval_input(features, labels, 64))
+    assert metrics["global_step"] == 80 and metrics["loss"] < first - 0.1
+    assert "dnn/input_from_feature_columns/input_layer/c_embedding/embedding_weights" in \
+        estimator.get_variable_names()
+
+    spec = tf.feature_column.make_parse_example_spec([a, b, c])
+    export_dir = estimator.export_saved_model(str(tmp_path / "export"),
+                                              common.build_parsing_serving_input_receiver_fn(spec))
+    loaded = tf.saved_model.load(export_dir)
+    assert {"serving_default", "classification", "regression", "predict"} <= set(loaded.signatures)
+    rows = [tf.train.Example(features=tf.train.Features(feature={
+        "a": tf.train.Feature(float_list=tf.train.FloatList(value=[features["a"][i]])),
+        "b": tf.train.Feature(float_list=tf.train.FloatList(value=[features["b"][i]])),
+        "c": tf.train.Feature(bytes_list=tf.train.BytesList(value=[features["c"][i].encode()]))}))
+        .SerializeToString() for i in range(4)]
+    served = loaded.signatures["classification"](inputs=tf.constant(rows))
+    predicted = list(estimator.predict(reference.predict_input({k: v[:4] for k, v in features.items()}, 4)))
+    np.testing.assert_allclose(served["scores"].numpy(), [p["probabilities"] for p in predicted], rtol=1e-5)
+    assert served["classes"].numpy().tolist() == [[b"0", b"1"]] * 4
+
+
+def test_bad_arguments_are_named():
+    a, _, _ = reference.columns()
+    with pytest.raises(ValueError, match="hidden_units"):
+        canned.DNNClassifier([], [a])
+    with pytest.raises(ValueError, match="feature_columns is empty"):
+        canned.LinearRegressor([])
+    with pytest.raises(ValueError, match="Either linear_feature_columns or dnn_feature_columns"):
+        canned.DNNLinearCombinedClassifier()
+    with pytest.raises(ValueError, match="label_vocabulary has 2 entries; it needs n_classes = 3"):
+        canned.DNNClassifier([2], [a], n_classes=3, label_vocabulary=["p", "q"])
+    with pytest.raises(ValueError, match="loss_reduction='none'"):
+        canned.LinearClassifier([a], loss_reduction="none")
+    with pytest.raises(NotImplementedError, match="YDF"):
+        canned.BoostedTreesClassifier([a], n_batches_per_layer=1)
+
+
+def test_string_labels_without_a_vocabulary_are_refused_by_name(tmp_path):
+    estimator, features, _ = reference.estimator("dnn3", model_dir=str(tmp_path))
+    with pytest.raises(ValueError, match="label_vocabulary"):
+        estimator.train(reference.train_input(features, np.array(["p"] * 8)), steps=1)
+    assert not tf.io.gfile.glob(str(tmp_path / "model.ckpt-1*"))

@@ -1,0 +1,51 @@
+"""Heads on their own: losses as tf.estimator reduced them, metrics, predictions and export outputs."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from common import canned
+from common.canned import heads
+from common.spec.model_fn import ModeKeys
+
+LOGITS3 = tf.constant([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]])
+
+
+def test_multi_class_loss_is_weighted_sum_over_batch_size_or_sum():
+    labels = tf.constant([1, 2])
+    per_example = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=LOGITS3).numpy()
+    weights = {"w": tf.constant([2.0, 0.5])}
+    head = canned.MultiClassHead(3, weight_column="w")
+    assert float(head.loss(labels, LOGITS3, weights)) == pytest.approx((2 * per_example[0] + 0.5 * per_example[1]) / 2)
+    summed = canned.MultiClassHead(3, weight_column="w", loss_reduction="sum")
+    assert float(summed.loss(labels, LOGITS3, weights)) == pytest.approx(2 * per_example[0] + 0.5 * per_example[1])
+
+
+def test_predictions_and_export_outputs_carry_tf_estimators_keys():
+    head = canned.MultiClassHead(3, label_vocabulary=["p", "q", "r"])
+    spec = head.create_estimator_spec({}, ModeKeys.PREDICT, LOGITS3)
+    p = spec.predictions
+    assert sorted(p) == ["all_class_ids", "all_classes", "class_ids", "classes", "logits", "probabilities"]
+    assert p["classes"].numpy().tolist() == [[b"q"], [b"r"]]
+    assert p["all_classes"].numpy().tolist() == [[b"p", b"q", b"r"]] * 2
+    assert sorted(spec.export_outputs) == ["classification", "predict", "serving_default"]
+    binary = canned.BinaryClassHead().create_estimator_spec({}, ModeKeys.PREDICT, tf.constant([[0.3], [-2.0]]))
+    assert binary.predictions["class_ids"].numpy().tolist() == [[1], [0]]
+    np.testing.assert_allclose(binary.predictions["probabilities"].numpy()[:, 1],
+                               1 / (1 + np.exp([-0.3, 2.0])), rtol=1e-6)
+    assert sorted(binary.export_outputs) == ["classification", "predict", "regression", "serving_default"]
+    regression = canned.RegressionHead(label_dimension=2).create_estimator_spec({}, ModeKeys.PREDICT, LOGITS3[:, :2])
+    assert sorted(regression.export_outputs) == ["predict", "serving_default"]  # regress takes one value
+
+
+def test_labels_out_of_range_or_of_the_wrong_kind_are_named():
+    head = canned.MultiClassHead(3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Labels must be integers in \[0, 3\)"):
+        head.loss(tf.constant([1, 3]), LOGITS3)
+    with pytest.raises(ValueError, match="label_vocabulary"):
+        head.loss(tf.constant(["a", "b"]), LOGITS3)
+    with pytest.raises(ValueError, match="weight_column 'w' is not among the features"):
+        canned.RegressionHead(weight_column="w").loss(tf.constant([1.0]), tf.constant([[1.0]]), {"x": 1})
+    with pytest.raises(ValueError, match="n_classes must be > 2"):
+        canned.MultiClassHead(2)
+    assert heads.classification_head(2).__class__ is canned.BinaryClassHead

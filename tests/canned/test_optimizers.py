@@ -1,0 +1,43 @@
+"""A premade estimator's optimizer argument: names at the estimator's rate, instances, callables."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from common.canned import optimizers
+from common.tf1 import train as tf1_train
+from tests.canned import reference
+
+
+def test_a_name_gets_tf1s_optimizer_at_the_default_rate_and_instances_pass():
+    adagrad = optimizers.optimizer_instance("Adagrad", 0.05)
+    assert isinstance(adagrad, tf1_train.AdagradOptimizer) and adagrad._learning_rate == 0.05
+    ftrl = tf1_train.FtrlOptimizer(0.1)
+    assert optimizers.optimizer_instance(ftrl, 0.05) is ftrl
+    assert isinstance(optimizers.optimizer_instance(lambda: keras.optimizers.SGD(0.1), 0.05), keras.optimizers.SGD)
+    with pytest.raises(ValueError, match="'Adamax' is not one of"):
+        optimizers.optimizer_instance("Adamax", 0.1)
+    with pytest.raises(ValueError, match="got int"):
+        optimizers.optimizer_instance(3, 0.1)
+
+
+@pytest.mark.parametrize("given", [lambda: tf1_train.GradientDescentOptimizer(0.5), lambda: keras.optimizers.SGD(0.5)])
+def test_tf1_and_keras_instances_train_a_premade_estimator_alike(given, tmp_path):
+    a, b, _ = reference.columns()
+    from common import canned
+    estimator = canned.LinearRegressor([a, b], model_dir=str(tmp_path), optimizer=given)
+    estimator.train(reference.train_input(reference.FEATURES, reference.TARGETS), steps=1)
+    x = np.stack([reference.FEATURES["a"], reference.FEATURES["b"]], 1)
+    gradient = -2 * (reference.TARGETS[:, None] * x).mean(0)  # from zero weights
+    np.testing.assert_allclose(estimator.get_variable_value("linear/linear_model/a/weights")[0, 0],
+                               -0.5 * gradient[0], rtol=1e-5)
+
+
+def test_a_loss_on_no_variable_is_refused():
+    with tf.Graph().as_default():
+        variable = tf.compat.v1.Variable(1.0)
+        with pytest.raises(ValueError, match="No gradients provided for any variable"):
+            optimizers.minimize(keras.optimizers.SGD(0.1), tf.constant(1.0), [variable])
+    with pytest.raises(ValueError, match="no trainable variables"):
+        optimizers.minimize(keras.optimizers.SGD(0.1), tf.constant(1.0), [])

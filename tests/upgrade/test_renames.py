@@ -1,0 +1,34 @@
+"""The upgrade's tables: every counterpart they name exists in this project or in TensorFlow."""
+
+import importlib
+
+import pytest
+
+from common.upgrade import renames, tf_names
+
+
+def _resolves(dotted):
+    parts = dotted.split(".")
+    for n in range(len(parts), 0, -1):
+        try:
+            value = importlib.import_module(".".join(parts[:n]))
+        except ImportError:
+            continue
+        for part in parts[n:]:
+            value = getattr(value, part)
+        return value
+
+
+@pytest.mark.parametrize("old", sorted(k for k, v in renames.RENAMES.items() if v.startswith("common.")))
+def test_every_project_counterpart_exists(old):
+    assert _resolves(renames.RENAMES[old]) is not None
+
+
+def test_tensorflow_counterparts_exist_and_flavours_are_kept():
+    for old, new in renames.RENAMES.items():
+        if new.startswith("tf."):
+            assert tf_names.exists(new), (old, new)
+    assert renames.RENAMES["tf.compat.v1.estimator.DNNClassifier"] == "common.canned.v1.DNNClassifier"
+    assert renames.RENAMES["tf.estimator.DNNClassifier"] == "common.canned.DNNClassifier"
+    assert renames.RENAMES["tf.contrib.layers.layer_norm"] == "common.tf1.contrib.layer_norm"
+    assert "tf.contrib." in renames.UNSUPPORTED
