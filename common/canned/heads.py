@@ -245,8 +245,8 @@ class BinaryClassHead(_ClassHead):
         class_ids = predictions["class_ids"]
         logistic = predictions["logistic"]
         label_mean = metrics.mean(labels, weights)
-        baseline = metrics.Metric(dict(label_mean.totals), lambda t: max(
-            t["sum"] / t["weight"], 1 - t["sum"] / t["weight"]) if t["weight"] else 0.0)
+        baseline = metrics.Metric(dict(label_mean.totals), lambda t: float(max(
+            t["sum"] / t["weight"], 1 - t["sum"] / t["weight"])) if t["weight"] else 0.0)
         return {"accuracy": metrics.accuracy(labels, class_ids, flat),
                 "precision": metrics.precision(labels, class_ids, flat),
                 "recall": metrics.recall(labels, class_ids, flat),
