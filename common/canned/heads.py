@@ -90,14 +90,19 @@ class Head:
             return total
         return total / tf.cast(tf.size(unweighted), total.dtype)
 
+    def _training_loss(self, labels, logits, features, regularization_losses):
+        """(per-example loss, labels as the metrics read them, weights, the reduced and regularized loss)."""
+        weights = self._weights(features)
+        unweighted, metric_labels = self._unweighted_loss(self._dense_labels(labels, logits), logits)
+        loss = self._reduce(unweighted, weights)
+        if regularization_losses:
+            loss += tf.add_n(list(regularization_losses))
+        return unweighted, metric_labels, weights, loss
+
     def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
         """The training loss: weighted per-example loss reduced over the batch, plus regularization."""
         del mode
-        unweighted, _ = self._unweighted_loss(self._dense_labels(labels, logits), logits)
-        loss = self._reduce(unweighted, self._weights(features))
-        if regularization_losses:
-            loss += tf.add_n(list(regularization_losses))
-        return loss
+        return self._training_loss(labels, logits, features, regularization_losses)[-1]
 
     def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None, trainable_variables=None,
                               train_op_fn=None, update_ops=None, regularization_losses=None):
@@ -106,11 +111,8 @@ class Head:
         predictions = self.predictions(logits)
         if mode == ModeKeys.PREDICT:
             return EstimatorSpec(mode, predictions=predictions, export_outputs=self._export_outputs(predictions))
-        weights = self._weights(features)
-        unweighted, metric_labels = self._unweighted_loss(self._dense_labels(labels, logits), logits)
-        loss = self._reduce(unweighted, weights)
-        if regularization_losses:
-            loss += tf.add_n(list(regularization_losses))
+        unweighted, metric_labels, weights, loss = self._training_loss(labels, logits, features,
+                                                                       regularization_losses)
         if mode == ModeKeys.EVAL:
             eval_metrics = {"average_loss": metrics.mean(unweighted, weights)}
             eval_metrics.update(self._metrics(metric_labels, predictions, weights))

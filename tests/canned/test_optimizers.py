@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from common import canned
 from common.canned import optimizers
 from common.tf1 import train as tf1_train
 from tests.canned import reference
@@ -25,7 +26,6 @@ def test_a_name_gets_tf1s_optimizer_at_the_default_rate_and_instances_pass():
 @pytest.mark.parametrize("given", [lambda: tf1_train.GradientDescentOptimizer(0.5), lambda: keras.optimizers.SGD(0.5)])
 def test_tf1_and_keras_instances_train_a_premade_estimator_alike(given, tmp_path):
     a, b, _ = reference.columns()
-    from common import canned
     estimator = canned.LinearRegressor([a, b], model_dir=str(tmp_path), optimizer=given)
     estimator.train(reference.train_input(reference.FEATURES, reference.TARGETS), steps=1)
     x = np.stack([reference.FEATURES["a"], reference.FEATURES["b"]], 1)
