@@ -5,12 +5,14 @@ of the conftest, before any test module touches a tensor.
 """
 
 import os
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+import pytest  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from absl import logging  # noqa: E402
 
@@ -21,3 +23,16 @@ _cpus = tf.config.list_physical_devices("CPU")
 tf.config.set_logical_device_configuration(
     _cpus[0], [tf.config.LogicalDeviceConfiguration()] * NUM_LOGICAL_CPUS)
 logging.set_verbosity(logging.INFO)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 1.5 MiB tmpfs, where the machine lets this process mount one."""
+    mount_point = tmp_path / "small"
+    mount_point.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1536k", "tmpfs", str(mount_point)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.strip()}")
+    yield mount_point
+    subprocess.run(["umount", str(mount_point)], check=True)

@@ -17,6 +17,8 @@ import ast
 import dataclasses
 from typing import Dict, List, Optional, Tuple
 
+from common.upgrade.positions import position
+
 ESTIMATOR_MODULES = ("tensorflow.python.estimator", "tensorflow_estimator", "tensorflow.estimator",
                      "tensorflow.compat.v1.estimator")
 
@@ -57,6 +59,18 @@ def tensorflow_aliases(tree) -> Dict[str, str]:
     return aliases
 
 
+def tensorflow_imports(tree):
+    """ids of the ast.alias nodes that bind a name to a TensorFlow module (for scopes.shadowed_uses)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(id(a) for a in node.names if canonical_module(a.name) is not None)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and not _from_estimator(node.module) and canonical_module(node.module) is not None:
+            found.update(id(a) for a in node.names)
+    return found
+
+
 @dataclasses.dataclass(frozen=True)
 class EstimatorImport:
     """`from <a tf.estimator module> import name as local` statement: where it is and what it imports."""
@@ -65,11 +79,6 @@ class EstimatorImport:
     end: Tuple[int, int]
     names: List[Tuple[str, str]]  # (imported name, local name)
     module: str
-
-
-def position(lines, lineno, byte_col):
-    """tokenize's (row, col) of an ast position (ast counts a line's UTF-8 bytes, tokenize its characters)."""
-    return lineno, len(lines[lineno - 1].encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
 
 
 def estimator_imports(tree, lines) -> List[EstimatorImport]:

@@ -6,81 +6,150 @@
 It takes programs from before or after tf_upgrade_v2. Each change, and
 each construct it cannot convert (with its line and what to use instead),
 is printed and written to --reportfile. What the rules are is
-common.upgrade_rules'.
+common.upgrade.rules'; how files are read and written, common.upgrade.files'.
+A file it cannot read, parse or write is named in the report and skipped
+(with --intree, the rest of the tree goes on); the exit status is then 1.
 """
 
+import dataclasses
 import os
-import shutil
 import sys
+from typing import Optional
 
 from absl import app, flags
 
+from common.upgrade import files
 from common.upgrade import rules as upgrade_rules
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("infile", None, "The Python file to upgrade.")
 flags.DEFINE_string("outfile", None, "Where the upgraded file goes (may be --infile itself).")
 flags.DEFINE_string("intree", None, "A directory whose Python files are upgraded.")
-flags.DEFINE_string("outtree", None, "Where the upgraded tree goes.")
+flags.DEFINE_string("outtree", None, "Where the upgraded tree goes (may be --intree itself).")
 flags.DEFINE_bool("copyotherfiles", True, "With --intree: copy the files that are not Python too.")
-flags.DEFINE_string("reportfile", "report.txt", "Where the list of changes is written ('' for none).")
+flags.DEFINE_string("reportfile", "report.txt", "Where the list of changes is written ('' for none); an existing "
+                    "file that is not such a report is never overwritten.")
+
+REPORT_HEADER = "# python -m common.upgrade report"
 
 
-def upgrade_file(in_path, out_path):
-    """Upgrades one file; returns its report lines and how many constructs it refused."""
-    with open(in_path, encoding="utf-8") as f:
-        source = f.read()
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """One thing the command does to one file: upgrade it, copy it, or (skip set) say why it cannot."""
+
+    source: str
+    target: Optional[str]
+    upgrade: bool
+    skip: str = ""
+
+
+def upgrade_file(task, in_tree):
+    """(report lines, refused constructs, whether the file failed) for one Python file."""
     try:
-        new_source, changes = upgrade_rules.upgrade_source(source)
-    except (SyntaxError, upgrade_rules.tokenize.TokenError) as error:
-        return [f"{in_path}: ERROR: not valid Python, left unchanged: {error}"], 1
-    os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
-    with open(out_path, "w", encoding="utf-8") as f:
-        f.write(new_source)
-    return [change.describe(in_path) for change in changes], sum(change.refused for change in changes)
+        source = files.read_source(task.source)
+        try:
+            new_text, changes = upgrade_rules.upgrade_source(source.text)
+        except (SyntaxError, ValueError, upgrade_rules.tokenize.TokenError) as error:
+            why = error if isinstance(error, upgrade_rules.NotRewritable) else f"not valid Python ({error})"
+            kept = ""
+            if in_tree and task.target != task.source:
+                files.copy_file(task.source, task.target)
+                kept = f", copied unchanged to {task.target}"
+            return [f"{task.source}: ERROR: {why}: not upgraded{kept}"], 0, True
+        files.write_source(task.target, new_text, task.source, source.encoding)
+    except files.FileProblem as problem:
+        return [f"ERROR: {problem}: not upgraded"], 0, True
+    return [change.describe(task.source) for change in changes], sum(change.refused for change in changes), False
 
 
-def _tree_pairs(intree, outtree, copy_other):
-    for root, _, files in os.walk(intree):
-        for name in sorted(files):
+def _tree_tasks(intree, outtree, copy_other):
+    problems = []
+    for root, dirs, names in os.walk(intree, onerror=problems.append):
+        for error in problems:
+            yield Task(error.filename or root, None, False, f"cannot be listed: {error.strerror or error}")
+        problems.clear()
+        for name in sorted(dirs):
+            if os.path.islink(os.path.join(root, name)):
+                yield Task(os.path.join(root, name), None, False, "a symlink to a directory: not followed")
+        for name in sorted(names):
             source = os.path.join(root, name)
             target = os.path.join(outtree, os.path.relpath(source, intree))
             if name.endswith(".py"):
-                yield source, target
-            elif copy_other:
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                shutil.copy2(source, target)
+                yield Task(source, target, True)
+            elif copy_other and os.path.realpath(source) != os.path.realpath(target):
+                yield Task(source, target, False)
 
 
-def _pairs():
+def _tasks():
     if FLAGS.infile and FLAGS.outfile and not (FLAGS.intree or FLAGS.outtree):
         if not os.path.isfile(FLAGS.infile):
             raise app.UsageError(f"--infile={FLAGS.infile}: no such file")
-        return [(FLAGS.infile, FLAGS.outfile)]
+        if os.path.isdir(FLAGS.outfile):
+            raise app.UsageError(f"--outfile={FLAGS.outfile} is a directory")
+        return [Task(FLAGS.infile, FLAGS.outfile, True)], False
     if FLAGS.intree and FLAGS.outtree and not (FLAGS.infile or FLAGS.outfile):
         if not os.path.isdir(FLAGS.intree):
             raise app.UsageError(f"--intree={FLAGS.intree}: no such directory")
-        if os.path.abspath(FLAGS.outtree).startswith(os.path.abspath(FLAGS.intree) + os.sep):
+        if os.path.realpath(FLAGS.outtree).startswith(os.path.realpath(FLAGS.intree) + os.sep):
             raise app.UsageError(f"--outtree={FLAGS.outtree} is inside --intree={FLAGS.intree}")
-        return list(_tree_pairs(FLAGS.intree, FLAGS.outtree, FLAGS.copyotherfiles))
+        return list(_tree_tasks(FLAGS.intree, FLAGS.outtree, FLAGS.copyotherfiles)), True
     raise app.UsageError("give --infile and --outfile, or --intree and --outtree")
+
+
+def _check_report_path(report, tasks):
+    """Refuses, before anything is written, a report that would overwrite a source, a target or a user's file."""
+    if not report:
+        return
+    where = os.path.realpath(report)
+    for task in tasks:
+        for role, path in (("an input", task.source), ("an output", task.target)):
+            if path and os.path.realpath(path) == where:
+                raise app.UsageError(f"--reportfile={report} is {role} of this upgrade ({path}): give another one")
+    if os.path.isdir(report):
+        raise app.UsageError(f"--reportfile={report} is a directory")
+    if os.path.exists(report):
+        try:
+            with open(report, encoding="utf-8", errors="replace") as f:
+                first = f.readline().rstrip("\n")
+        except OSError as error:
+            raise app.UsageError(f"--reportfile={report} cannot be read: {error.strerror}") from error
+        if first != REPORT_HEADER:
+            raise app.UsageError(f"--reportfile={report} exists and is not a report of this command: not "
+                                 "overwritten; give another --reportfile ('' for none)")
 
 
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
-    report, refused, count = [], 0, 0
-    for in_path, out_path in _pairs():
-        lines, file_refused = upgrade_file(in_path, out_path)
-        report.extend(lines)
-        refused += file_refused
-        count += 1
-    summary = (f"Upgraded {count} file(s): {len(report) - refused} change(s), "
-               f"{refused} construct(s) left for you to convert (marked ERROR).")
-    report.append(summary)
+    tasks, in_tree = _tasks()
+    _check_report_path(FLAGS.reportfile, tasks)
+    report, refused, upgraded, failed = [], 0, 0, 0
+    for task in tasks:
+        if task.skip:
+            report.append(f"ERROR: {task.source}: {task.skip}: skipped")
+            failed += 1
+        elif task.upgrade:
+            lines, file_refused, file_failed = upgrade_file(task, in_tree)
+            report.extend(lines)
+            refused += file_refused
+            failed += file_failed
+            upgraded += not file_failed
+        else:
+            try:
+                files.copy_file(task.source, task.target)
+            except files.FileProblem as problem:
+                report.append(f"ERROR: {problem}: not copied")
+                failed += 1
+    changes = len(report) - refused - failed
+    report.append(f"Upgraded {upgraded} file(s): {changes} change(s), {refused} construct(s) left for you to "
+                  f"convert (marked ERROR)" + (f"; {failed} file(s) not upgraded or copied (marked ERROR)."
+                                               if failed else "."))
     print("\n".join(report))
     if FLAGS.reportfile:
-        with open(FLAGS.reportfile, "w", encoding="utf-8") as f:
-            f.write("\n".join(report) + "\n")
+        try:
+            files.write_text(FLAGS.reportfile, "\n".join([REPORT_HEADER] + report) + "\n")
+        except files.FileProblem as problem:
+            print(f"ERROR: the report was not written: {problem}", file=sys.stderr)
+            return 1
         print(f"Report written to {FLAGS.reportfile}", file=sys.stderr)
-
+    return 1 if failed else 0

@@ -10,7 +10,7 @@ rewritten in place, and each rewrite is a `Change`.
 import ast
 import dataclasses
 
-from common.upgrade.aliases import position
+from common.upgrade.positions import position
 
 
 @dataclasses.dataclass(frozen=True)
@@ -21,6 +21,11 @@ class Change:
     column: int
     message: str
     refused: bool = False
+    end_line: int = 0  # the last row the rewrite touches, where it spans several
+
+    @property
+    def rows(self):
+        return range(self.line, max(self.line, self.end_line) + 1)
 
     def describe(self, path):
         return f"{path}:{self.line}:{self.column + 1}: {'ERROR: ' if self.refused else ''}{self.message}"
@@ -62,7 +67,7 @@ def rewrites(tree, lines):
         edits.append((receiver_start, receiver_start, "common.tf1.data.make_one_shot_iterator("))
         edits.append((receiver_end, call_end, ")"))
         changes.append(Change(receiver_start[0], receiver_start[1], "rewrote <dataset>.make_one_shot_iterator() "
-                              "as common.tf1.data.make_one_shot_iterator(<dataset>)"))
+                              "as common.tf1.data.make_one_shot_iterator(<dataset>)", end_line=call_end[0]))
     for subscript_end, end in dimension_values(tree, lines):
         edits.append((subscript_end, end, ""))
         changes.append(Change(subscript_end[0], subscript_end[1], "dropped .value after a shape's entry (TF2's "

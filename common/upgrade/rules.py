@@ -12,14 +12,18 @@ refusal is a `Change`.
 import ast
 import functools
 import importlib.util
-import io
 import re
 import tokenize
 
-from common.upgrade import aliases, idioms, tf_names
+from common.upgrade import aliases, idioms, positions, scopes, tf_names
 from common.upgrade.idioms import Change
 from common.upgrade.renames import KERAS_PREFIXES, REMOVED_CALLS, RENAMES, UNSUPPORTED
 
+class NotRewritable(ValueError):
+    """Valid Python the upgrade cannot rewrite without changing what it does not own."""
+
+
+LONE_CR = re.compile(r"\r(?!\n)")
 KERAS_LR = re.compile(r"(^|\.)optimizers\.(legacy\.)?[A-Z]\w*$")
 
 
@@ -163,19 +167,24 @@ def _rewrite_name(tokens, first, last, name, tensorflow_aliases, tf1_program):
 
 
 def upgrade_source(source):
-    """(new source, [Change]) for one Python source text."""
+    """(new source, [Change]) for one Python source text (SyntaxError or ValueError if it is not Python)."""
     tree = ast.parse(source)
-    lines = source.splitlines()
+    if LONE_CR.search(source):
+        raise NotRewritable("it ends lines with a lone CR (classic Mac OS), which the upgrade does not rewrite: "
+                         "convert it to LF or CRLF first")
+    lines = positions.source_lines(source)
     tensorflow_aliases = aliases.tensorflow_aliases(tree)
     import_lines = aliases.import_lines(tree)
-    tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    tokens = positions.tokens_of(source)
     edits, changes = idioms.rewrites(tree, lines)  # edits: (start (row, col), end (row, col), text)
     for statement in aliases.estimator_imports(tree, lines):
         edit, change = _estimator_import(statement)
         edits.extend([edit] if edit else [])
         changes.append(change)
+    shadowed = {positions.position(lines, *use) for use in scopes.shadowed_uses(
+        tree, set(tensorflow_aliases), aliases.tensorflow_imports(tree))}
     names = [(name, first, last) for name, first, last in _dotted_names(tokens)
-             if tokens[first].start[0] not in import_lines]
+             if tokens[first].start[0] not in import_lines and tokens[first].start not in shadowed]
     tf1_program = _is_tf1_program([name for name, _, _ in names], tensorflow_aliases)
     for name, first, last in names:
         name_edits, name_changes, new_name = _rewrite_name(tokens, first, last, name, tensorflow_aliases,
@@ -192,16 +201,8 @@ def upgrade_source(source):
     return new_source, sorted(imports + changes, key=lambda c: (c.line, c.column))
 
 
-def _offset_of(source):
-    """(row, col) of a token in `source` -> its offset in the string."""
-    starts = [0]
-    for line in source.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
-    return lambda position: starts[position[0] - 1] + position[1]
-
-
 def _apply(source, edits):
-    offset = _offset_of(source)
+    offset = positions.offset_of(source)
     text = source
     for start, end, replacement in sorted(edits, key=lambda e: (offset(e[0]), offset(e[1])), reverse=True):
         text = text[:offset(start)] + replacement + text[offset(end):]
@@ -242,7 +243,9 @@ def _add_imports(source, modules):
     wanted = [m for m in modules if not re.search(rf"^import {re.escape(m)}\s*$", source, re.M)]
     if not wanted:
         return source, []
-    block = "".join(f"import {module}\n" for module in wanted)
+    first_line = source.split("\n", 1)[0]
+    newline = "\r\n" if first_line.endswith("\r") else "\n"  # a CRLF file stays CRLF
+    block = "".join(f"import {module}{newline}" for module in wanted)
     match = _IMPORT_OF_TF.search(source)
     at = match.start() if match else _after_docstring_and_future(source)
     line = source.count("\n", 0, at) + 1
@@ -251,14 +254,14 @@ def _add_imports(source, modules):
 
 def _after_docstring_and_future(source):
     """The offset after a module docstring and `from __future__` imports."""
-    offset = _offset_of(source)
+    offset = positions.offset_of(source)
 
     def end_of_line(position):
         newline = source.find("\n", offset(position))
         return len(source) if newline < 0 else newline + 1
 
     at = 0
-    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+    for token in positions.tokens_of(source):
         if token.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.ENCODING):
             continue
         if token.type == tokenize.STRING and at == 0:

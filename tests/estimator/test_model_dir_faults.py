@@ -4,7 +4,6 @@ a full disk is one line."""
 import logging
 import os
 import shutil
-import subprocess
 
 import pytest
 import tensorflow as tf
@@ -99,19 +98,6 @@ def test_a_dir_where_no_checkpoint_loads_is_refused_and_left_as_it_was(trained, 
         assert f"model.ckpt-{step} cannot be read" in message
     assert "restore the files from a backup" in message
     assert {name: (model_dir / name).read_bytes() for name in os.listdir(model_dir)} == before
-
-
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 1.5 MiB tmpfs, where the machine lets this process mount one."""
-    mount_point = tmp_path / "small"
-    mount_point.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1536k", "tmpfs", str(mount_point)],
-                             capture_output=True, text=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.strip()}")
-    yield mount_point
-    subprocess.run(["umount", str(mount_point)], check=True)
 
 
 def test_a_full_disk_is_one_line_naming_the_file_and_the_space_and_the_next_start_resumes(small_disk, tmp_path):

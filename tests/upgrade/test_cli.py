@@ -1,9 +1,17 @@
-"""python -m common.upgrade as a command: files and trees, other files copied, the report."""
+"""python -m common.upgrade as a command, run as a user runs it: files and trees, other files copied, the
+report, and nothing of the user's lost: odd bytes kept, collisions refused, bad files named and skipped."""
 
+import os
 import subprocess
 import sys
 
 from tests import ROOT
+
+
+def _upgrade(*flags, cwd=ROOT):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    return subprocess.run([sys.executable, "-m", "common.upgrade", *flags], cwd=cwd, capture_output=True,
+                          text=True, timeout=120, env=env)
 
 
 def test_the_command_upgrades_a_tree_copies_other_files_and_writes_the_report(tmp_path):
@@ -14,21 +22,110 @@ def test_the_command_upgrades_a_tree_copies_other_files_and_writes_the_report(tm
     (tree / "README").write_text("notes\n")
     (tree / "broken.py").write_text("def (:\n")
     report = tmp_path / "report.txt"
-    result = subprocess.run([sys.executable, "-m", "common.upgrade", f"--intree={tree}",
-                             f"--outtree={tmp_path / 'new'}", f"--reportfile={report}"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
+    result = _upgrade(f"--intree={tree}", f"--outtree={tmp_path / 'new'}", f"--reportfile={report}")
+    assert result.returncode == 1, result.stderr  # one file could not be upgraded
     assert (tmp_path / "new" / "pkg" / "train.py").read_text() == (
         "import common\nimport tensorflow as tf\nspec = common.EstimatorSpec\nbad = tf.contrib.x\n")
     assert (tmp_path / "new" / "README").read_text() == "notes\n"
-    assert not (tmp_path / "new" / "broken.py").exists()
+    assert (tmp_path / "new" / "broken.py").read_text() == "def (:\n"  # the tree stays whole
     lines = report.read_text().splitlines()
+    assert lines[0] == "# python -m common.upgrade report"
     assert f"{tree / 'pkg' / 'train.py'}:3:7: ERROR: tf.contrib.x: tf.contrib is gone" in "\n".join(lines)
-    assert any(line.startswith(f"{tree / 'broken.py'}: ERROR: not valid Python, left unchanged") for line in lines)
-    assert lines[-1] == "Upgraded 2 file(s): 2 change(s), 2 construct(s) left for you to convert (marked ERROR)."
+    assert f"{tree / 'broken.py'}: ERROR: not valid Python (invalid syntax (<unknown>, line 1)): not upgraded, " \
+           f"copied unchanged to {tmp_path / 'new' / 'broken.py'}" in lines
+    assert lines[-1] == ("Upgraded 1 file(s): 2 change(s), 1 construct(s) left for you to convert (marked ERROR); "
+                         "1 file(s) not upgraded or copied (marked ERROR).")
     assert result.stdout.splitlines()[-1] == lines[-1]
 
-    refused = subprocess.run([sys.executable, "-m", "common.upgrade", f"--infile={tree / 'missing.py'}",
-                              f"--outfile={tmp_path / 'x.py'}"], cwd=ROOT, capture_output=True, text=True,
-                             timeout=120)
+    refused = _upgrade(f"--infile={tree / 'missing.py'}", f"--outfile={tmp_path / 'x.py'}")
     assert refused.returncode != 0 and "--infile=" in refused.stderr and "no such file" in refused.stderr
+
+
+def test_in_place_the_bytes_it_does_not_rewrite_stay_as_they_were(tmp_path):
+    """A BOM, CRLF, a form feed, U+2028 and a latin-1 file: only the rewritten name and the import change."""
+    program = tmp_path / "p.py"
+    program.write_bytes("\ufeffimport tensorflow as tf\r\n\x0c\r\ns = 'a\u2028b'  # \x85\r\n"
+                        "est = tf.estimator.Estimator(fn)\r\n".encode("utf-8"))
+    result = _upgrade(f"--infile={program}", f"--outfile={program}", "--reportfile=", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert program.read_bytes() == ("\ufeffimport common\r\nimport tensorflow as tf\r\n\x0c\r\ns = 'a\u2028b'  # "
+                                    "\x85\r\nest = common.Estimator(fn)\r\n").encode("utf-8")
+    assert os.listdir(tmp_path) == ["p.py"]  # no report.txt with --reportfile=, no temp file
+
+    latin = tmp_path / "latin.py"
+    latin.write_bytes("# -*- coding: latin-1 -*-\nimport tensorflow as tf\nname = 'caf\xe9'\n"
+                      "spec = tf.estimator.EstimatorSpec\n".encode("latin-1"))
+    assert _upgrade(f"--infile={latin}", f"--outfile={latin}", "--reportfile=").returncode == 0
+    assert latin.read_bytes() == ("# -*- coding: latin-1 -*-\nimport common\nimport tensorflow as tf\n"
+                                  "name = 'caf\xe9'\nspec = common.EstimatorSpec\n").encode("latin-1")
+
+
+def test_a_report_path_that_would_overwrite_a_file_of_the_users_is_refused_before_anything_is_written(tmp_path):
+    program = tmp_path / "p.py"
+    source = "import tensorflow as tf\nest = tf.estimator.Estimator\n"
+    program.write_text(source)
+    for report in (program, tmp_path / "out.py"):
+        result = _upgrade(f"--infile={program}", f"--outfile={tmp_path / 'out.py'}", f"--reportfile={report}")
+        assert result.returncode != 0 and f"--reportfile={report} is an" in result.stderr
+    (tmp_path / "report.txt").write_text("my own notes\n")
+    result = _upgrade(f"--infile={program}", f"--outfile={tmp_path / 'out.py'}", cwd=tmp_path)  # default report
+    assert result.returncode != 0
+    assert "--reportfile=report.txt exists and is not a report of this command: not overwritten" in result.stderr
+    assert (tmp_path / "report.txt").read_text() == "my own notes\n" and program.read_text() == source
+    assert sorted(os.listdir(tmp_path)) == ["p.py", "report.txt"]
+
+    (tmp_path / "report.txt").unlink()  # its own report it replaces
+    for _ in range(2):
+        assert _upgrade(f"--infile={program}", f"--outfile={tmp_path / 'out.py'}", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "report.txt").read_text().startswith("# python -m common.upgrade report\n")
+
+
+def test_files_it_cannot_read_parse_or_write_are_named_and_the_rest_of_the_tree_goes_on(tmp_path):
+    tree, out = tmp_path / "old", tmp_path / "new"
+    tree.mkdir()
+    os.mkfifo(tree / "a_fifo.py")
+    os.mkfifo(tree / "a_fifo.dat")
+    (tree / "b_loop.py").symlink_to(tree / "b_loop.py")
+    (tree / "c_latin.py").write_bytes(b"name = 'caf\xe9'\n")
+    (tree / "d_binary.py").write_bytes(b"\x00\x01\x02")
+    (tree / "e_swapped.py").write_text("x = = 1\n")
+    (tree / "sub").mkdir()
+    (tree / "sub" / "f_unwritable.py").write_text("import tensorflow as tf\n")
+    (out / "sub").parent.mkdir()
+    (out / "sub").write_text("a file where the output folder should be\n")
+    (tree / "linked").symlink_to(tmp_path)
+    (tree / "z_good.py").write_text("import tensorflow as tf\nspec = tf.estimator.EstimatorSpec\n")
+    report = tmp_path / "report.txt"
+    result = _upgrade(f"--intree={tree}", f"--outtree={out}", f"--reportfile={report}")  # returns: no FIFO hang
+    assert result.returncode == 1
+    text = report.read_text()
+    for line in (f"ERROR: {tree / 'a_fifo.py'}: not a regular file (a FIFO, device or socket): skipped: not upgraded",
+                 f"ERROR: {tree / 'a_fifo.dat'}: not a regular file (a FIFO, device or socket): skipped: not copied",
+                 f"ERROR: {tree / 'b_loop.py'}: cannot be read: Too many levels of symbolic links: not upgraded",
+                 f"ERROR: {tree / 'c_latin.py'}: is not valid utf-8 at byte 11 (line 1)",
+                 f"{tree / 'd_binary.py'}: ERROR: not valid Python (source code string cannot contain null bytes)",
+                 f"{tree / 'e_swapped.py'}: ERROR: not valid Python (invalid syntax (<unknown>, line 1))",
+                 f"ERROR: {out / 'sub' / 'f_unwritable.py'}: cannot be written: {out / 'sub'} is a file, not a "
+                 "folder: not upgraded",
+                 f"ERROR: {tree / 'linked'}: a symlink to a directory: not followed: skipped"):
+        assert line in text, text
+    assert (out / "z_good.py").read_text() == "import common\nimport tensorflow as tf\nspec = common.EstimatorSpec\n"
+    assert text.splitlines()[-1].endswith("; 8 file(s) not upgraded or copied (marked ERROR).")
+
+
+def test_an_in_place_upgrade_on_a_full_disk_leaves_the_input_whole(small_disk):
+    program = small_disk / "p.py"
+    source = "import tensorflow as tf\n" + "est = tf.estimator.Estimator(fn)\n" * 3000  # 100 kB
+    program.write_text(source)
+    filler = os.open(small_disk / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        while os.write(filler, b"\0" * 4096):  # fill the rest of the disk
+            pass
+    except OSError:
+        pass
+    os.close(filler)
+    result = _upgrade(f"--infile={program}", f"--outfile={program}", "--reportfile=")
+    assert result.returncode == 1
+    assert f"ERROR: {program}: cannot be written (No space left on device); nothing there changed" in result.stdout
+    assert program.read_text() == source
+    assert sorted(os.listdir(small_disk)) == ["filler", "p.py"]
