@@ -9,6 +9,8 @@ runs out. Each call runs as many steps as the hooks allow before the next
 one wants a boundary.
 """
 
+from absl import logging
+
 
 def _steps_until_a_hook_fires(hooks, step, steps_per_loop):
     count = steps_per_loop
@@ -46,6 +48,20 @@ def run(run_steps, read_global_step, hooks, context, steps_per_loop):
             hook.after_step(step, fetched, context)
         if result.exhausted:
             break
-    for hook in hooks:
-        hook.end(step, context)
+    _end(hooks, step, context)
     return final_loss
+
+
+def _end(hooks, step, context):
+    """Ends every hook, even after one raised (the checkpoint saver's end writes the final checkpoint), then
+    raises the first error, as tf.estimator's session kept its final checkpoint."""
+    errors = []
+    for hook in hooks:
+        try:
+            hook.end(step, context)
+        except Exception as error:  # noqa: BLE001 -- re-raised below, after the other hooks ended
+            logging.error("%s.end() raised %s: %s; the other hooks still end, then it is raised",
+                          type(hook).__name__, type(error).__name__, error)
+            errors.append(error)
+    if errors:
+        raise errors[0]

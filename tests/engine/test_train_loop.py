@@ -1,6 +1,7 @@
 """The outer train loop alone: calls cut where hooks fire, stop rules as hooks, the input running out."""
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from common import hooks
@@ -96,3 +97,14 @@ def test_a_hook_that_requests_a_stop_ends_the_loop_after_that_call():
     fake = FakeSteps()
     run(fake, [StopAt6()], steps_per_loop=3)
     assert fake.calls == [3, 3] and fake.step == 6
+
+
+def test_a_hook_raising_in_end_does_not_stop_the_hooks_after_it_and_is_raised_after_them():
+    class Broken(Recorder):
+        def end(self, step, context):
+            raise RuntimeError("end failed")
+
+    fake, first, after = FakeSteps(), Broken(), Recorder()
+    with pytest.raises(RuntimeError, match="end failed"):
+        run(fake, [hooks.StopAtStepHook(last_step=5), first, after])
+    assert after.events == ["begin", ("end", 5)]

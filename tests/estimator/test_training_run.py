@@ -26,3 +26,18 @@ def test_a_checkpoint_saver_of_another_directory_is_refused_before_writing(tmp_p
     with pytest.raises(ValueError, match="checkpoints go to the estimator's model_dir"):
         est.train(models.train_input(features, labels, 16), steps=1, hooks=[saver])
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_a_hook_raising_in_end_still_leaves_the_final_checkpoint(tmp_path):
+    """train(steps=25) saving every 10: tf.estimator 2.15 kept model.ckpt-25 when a hook's end() raised."""
+    class FailsAtEnd(hooks.Hook):
+        def end(self, step, context):
+            raise OSError("the hook's upload failed")
+
+    features, labels = models.blobs(32)
+    model_dir = tmp_path / "model"
+    est = common.Estimator(models.classifier_fn, str(model_dir), params={"hidden": 4},
+                           config=common.RunConfig(save_checkpoints_steps=10))
+    with pytest.raises(OSError, match="the hook's upload failed"):
+        est.train(models.train_input(features, labels, 16), steps=25, hooks=[FailsAtEnd()])
+    assert est.latest_checkpoint().endswith("model.ckpt-25")
