@@ -142,3 +142,32 @@ def test_compiled_towers_need_keras_variables(tmp_path):
         est.train(models.one_batch(FEATURES, LABELS), steps=1)
     common.Estimator(model_fn, str(tmp_path / "plain"), config=config.replace(jit_compile=False)).train(
         models.one_batch(FEATURES, LABELS), steps=1)
+
+
+def _unconnected_fn(optimizer_kind):
+    def model_fn(features, labels, mode, params):
+        net = common.get_module("net", lambda: keras.layers.Dense(3, name="logits"))
+        net(features)  # the model exists, but the loss below does not use it
+        loss = tf.reduce_mean(tf.cast(labels, tf.float32))
+        if optimizer_kind == "spec":
+            return common.EstimatorSpec(mode, loss=loss, optimizer=common.get_optimizer(
+                lambda: keras.optimizers.SGD(0.1)))
+        optimizer = common.get_optimizer(lambda: keras.optimizers.SGD(0.1))
+        with tf.GradientTape() as tape:
+            tape_loss = tf.reduce_mean(tf.cast(labels, tf.float32))
+        grads = tape.gradient(tape_loss, net.trainable_variables)  # [None, None]
+        return common.EstimatorSpec(mode, loss=loss, train_op=optimizer.apply_gradients(
+            zip(grads, net.trainable_variables)))
+    return model_fn
+
+
+@pytest.mark.parametrize("optimizer_kind", ["spec", "keras_apply_gradients"])
+def test_a_loss_that_depends_on_no_variable_is_refused_before_any_step(tmp_path, optimizer_kind):
+    est = common.Estimator(_unconnected_fn(optimizer_kind), str(tmp_path), config=common.RunConfig(
+        device_plan=models.plan(2)))
+    expected = (r"No gradients provided for any variable: model_fn's loss depends on none of the 2 variables it "
+                r"trains \(net/logits/kernel, net/logits/bias\)" if optimizer_kind == "spec"
+                else r"No gradients provided for any variable")  # Keras's apply_gradients says it itself
+    with pytest.raises(ValueError, match=expected):
+        est.train(models.one_batch(FEATURES, LABELS), steps=3)
+    assert est.latest_checkpoint() is None or est.latest_checkpoint().endswith("model.ckpt-0")
