@@ -10,7 +10,8 @@ import struct
 import time
 
 import tensorflow as tf
-from google.protobuf import struct_pb2
+from absl import logging
+from google.protobuf import message, struct_pb2
 from tensorflow.core.framework import summary_pb2
 
 HPARAMS_TAG = "_hparams_/session_start_info"  # where TensorBoard's HParams plugin looks
@@ -61,13 +62,23 @@ def read_event_file(path):
     """{tag: [(step, value), ...]} of one event file (a string summary's value is bytes)."""
     from tensorflow.core.util import event_pb2
 
-    found = {}
-    for record in tf.data.TFRecordDataset(path):
-        event = event_pb2.Event.FromString(record.numpy())
+    found, read = {}, 0
+    records = iter(tf.data.TFRecordDataset(path))
+    while True:
+        try:
+            record = next(records)
+            event = event_pb2.Event.FromString(record.numpy())
+        except StopIteration:
+            return found
+        except (tf.errors.DataLossError, message.DecodeError) as error:  # cut short, or garbage
+            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+            logging.warning("Event file %s is damaged after its first %d record(s) (%s): using the summaries "
+                            "before the damage", path, read, reason)
+            return found
+        read += 1
         for value in event.summary.value:
             number = tf.make_ndarray(value.tensor).item() if value.HasField("tensor") else value.simple_value
             found.setdefault(value.tag, []).append((event.step, number))
-    return found
 
 
 def write_hparams(writer, hparams, start_time_secs=None):

@@ -2,6 +2,7 @@
 plugin's session start (decoded here with its message types rebuilt from tensorboard's plugin_data.proto)."""
 
 import numpy as np
+import pytest
 import tensorflow as tf
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, struct_pb2
 from tensorflow.core.util import event_pb2
@@ -56,3 +57,26 @@ def test_hparams_are_the_plugins_session_start_and_scalars_are_simple_values(tmp
     assert (step, loss.tag, loss.WhichOneof("value"), loss.simple_value) == (7, "loss", "simple_value", 0.25)
     assert tf.make_ndarray(text.tensor) == np.array(b"/m/model.ckpt-7", dtype=object)
     assert summaries.read_scalars(str(tmp_path))["loss"] == [(7, 0.25)]
+
+
+def test_a_damaged_event_file_is_read_up_to_the_damage_with_a_warning_naming_it(tmp_path, caplog):
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    for step in range(1, 6):
+        summaries.write_scalars(writer, step, {"loss": 1.0 / step})
+    writer.close()
+    [path] = tf.io.gfile.glob(f"{tmp_path}/events.out.tfevents.*")
+    whole = open(path, "rb").read()
+    with open(path, "wb") as f:  # cut inside the last record (its header and part of its data)
+        f.write(whole[:-20])
+    with caplog.at_level("WARNING"):
+        by_step = summaries.metrics_by_step([path])
+    assert by_step == {step: {"loss": pytest.approx(1.0 / step)} for step in range(1, 5)}
+    assert f"Event file {path} is damaged after its first 5 record(s)" in caplog.text  # the file version + 4
+
+    with open(path, "wb") as f:  # garbage after the good records
+        f.write(whole + b"\x07garbage that is no record at all" * 3)
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        assert list(summaries.read_scalars(str(tmp_path))["loss"]) == [(s, pytest.approx(1.0 / s)) for s in
+                                                                       range(1, 6)]
+    assert f"Event file {path} is damaged after its first 6 record(s)" in caplog.text
