@@ -1,5 +1,6 @@
 """What input_fn gives the Estimator: a checked tf.data.Dataset per mode."""
 
+import contextlib
 import inspect
 
 import tensorflow as tf
@@ -95,3 +96,43 @@ def global_batch_size(dataset):
 def shard_signature(dataset):
     """The signature model_fn is probed with: the dataset's element, batch size unknown."""
     return tf.nest.map_structure(_batchless, dataset.element_spec)
+
+
+def string_input_note(error, element_spec):
+    """What to tell the owner when a step failed on strings that input_fn gave (labels first, then feature
+    keys), or None: "Cast string to int64 is not supported [[node tower_0/Cast]]" does not say they were the
+    labels."""
+    text = str(getattr(error, "message", None) or error)
+    if "string" not in text.lower():
+        return None
+    features, labels = element_spec if isinstance(element_spec, tuple) and len(element_spec) == 2 \
+        else (element_spec, None)
+    is_string = lambda spec: getattr(spec, "dtype", None) == tf.string  # noqa: E731
+    lines = [line.strip() for line in text.splitlines() if line.strip()
+             and not line.strip().startswith(("[[", "File ", "in user code"))]
+    first_line = (lines[-1] if lines else type(error).__name__).rstrip(".")
+    if labels is not None and all(is_string(spec) for spec in tf.nest.flatten(labels)):
+        return (f"the labels input_fn gives are strings (dtype string), and model_fn uses them as numbers: "
+                f"{first_line}. Map them to integer class ids in input_fn (a tf.lookup.StaticHashTable), or give "
+                "a premade estimator label_vocabulary=[...]")
+    keys = sorted(key for key, spec in (features.items() if isinstance(features, dict) else [])
+                  if is_string(spec))
+    if keys or is_string(features):
+        named = f"the feature(s) {', '.join(repr(k) for k in keys)}" if keys else "the features"
+        return (f"{named} input_fn gives are strings (dtype string), and model_fn "
+                f"uses them as numbers: {first_line}. Parse or look them up in input_fn (tf.strings.to_number, "
+                "a lookup table, a categorical feature column)")
+    return None
+
+
+@contextlib.contextmanager
+def naming_string_inputs(element_spec):
+    """Re-raises a failure on input_fn's strings (at tracing or at run time) as a TypeError that says which
+    input was strings (string_input_note)."""
+    try:
+        yield
+    except (TypeError, ValueError, tf.errors.UnimplementedError, tf.errors.InvalidArgumentError) as error:
+        note = string_input_note(error, element_spec)
+        if note is None:
+            raise
+        raise TypeError(note) from error

@@ -10,6 +10,8 @@ from typing import Callable, Dict, Hashable, NamedTuple
 
 import tensorflow as tf
 
+from common.engine import inputs
+
 
 class LoopResult(NamedTuple):
     """What a call of a compiled loop did."""
@@ -27,7 +29,8 @@ class CompiledLoop:
         self.function = function
 
     def __call__(self, iterator, num_steps):
-        steps, exhausted, values = self.function(iterator, tf.constant(num_steps, tf.int32))
+        with inputs.naming_string_inputs(getattr(iterator, "element_spec", None)):
+            steps, exhausted, values = self.function(iterator, tf.constant(num_steps, tf.int32))
         return LoopResult(int(steps), bool(exhausted), values)
 
 
@@ -68,7 +71,8 @@ def make_fetching_step(step_fn, jit_compile=False):
             batch = next(iterator)
         except StopIteration:
             return LoopResult(0, True, {})
-        return LoopResult(1, False, step(batch))
+        with inputs.naming_string_inputs(getattr(iterator, "element_spec", None)):
+            return LoopResult(1, False, step(batch))
 
     return fetch
 

@@ -187,9 +187,10 @@ class ModelBuilder:
     def probe_dataset(self, mode, dataset):
         """probe() with the signature of a dataset's elements, one tower's share."""
         signature = inputs.shard_signature(dataset)
-        if mode == ModeKeys.PREDICT:
-            return self.probe(mode, (signature,), lambda features: (features, None))
-        return self.probe(mode, signature, lambda features, labels: (features, labels))
+        with inputs.naming_string_inputs(signature):
+            if mode == ModeKeys.PREDICT:
+                return self.probe(mode, (signature,), lambda features: (features, None))
+            return self.probe(mode, signature, lambda features, labels: (features, labels))
 
     def _refuse_untracked(self, read_variables):
         """ValueError naming each trainable variable model_fn reads that no module,

@@ -67,3 +67,36 @@ def test_each_host_reads_its_share_unless_the_input_fn_shards_itself():
     assert (context.num_input_pipelines, context.input_pipeline_id, context.num_replicas_in_sync) == (1, 0, 2)
     dataset = inputs.dataset_for_run(lambda: pairs(), ModeKeys.TRAIN, {}, config)
     assert sum(1 for _ in dataset) == 3
+
+
+def _casting_fn(features, labels, mode):
+    """A model_fn that casts labels and a feature as numbers (as many do), whatever input_fn gave."""
+    net = common.get_module("net", lambda: tf.keras.layers.Dense(3, name="logits"))
+    x = features["x"] * tf.cast(features["scale"], tf.float32)[:, None]
+    logits = net(x)
+    ids = tf.cast(labels, tf.int64)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ids, logits=logits))
+    return common.EstimatorSpec(mode, loss=loss, optimizer=common.get_optimizer(
+        lambda: tf.keras.optimizers.SGD(0.1)))
+
+
+def _strings_input(string_labels, string_scale):
+    x = np.ones((8, 2), np.float32)
+    labels = np.array(["0", "1"] * 4) if string_labels else np.array([0, 1] * 4)
+    scale = np.array(["1"] * 8) if string_scale else np.ones(8, np.float32)
+    return lambda: tf.data.Dataset.from_tensor_slices(({"x": x, "scale": scale}, labels)).batch(4)
+
+
+@pytest.mark.parametrize("string_labels,string_scale,named", [
+    (True, False, "the labels input_fn gives are strings (dtype string), and model_fn uses them as numbers: "
+                  "Cast string to int64 is not supported"),
+    (False, True, "the feature(s) 'scale' input_fn gives are strings (dtype string), and model_fn uses them as "
+                  "numbers: Cast string to float is not supported")])
+def test_strings_a_model_fn_uses_as_numbers_are_named_as_labels_or_feature_keys(
+        tmp_path, string_labels, string_scale, named):
+    est = common.Estimator(_casting_fn, str(tmp_path))
+    with pytest.raises(TypeError) as refused:
+        est.train(_strings_input(string_labels, string_scale), steps=2)
+    assert str(refused.value).startswith(named)
+    est.train(_strings_input(False, False), steps=2)  # the model dir is fine for the right input
+    assert est.get_variable_value("global_step") == 2
