@@ -172,11 +172,18 @@ def _file_state(path):
 
 def scan_records(path):
     """check_records's scan itself, every time (what benchmarks/cifar10_preflight.py times)."""
-    count = 0
+    count, framed = 0, 0  # framed: the bytes those records take, with TFRecord's 16 bytes of framing each
     try:
         for serialized in tf.data.TFRecordDataset(path).batch(_CHECK_BATCH):
             _check_batch(path, count, serialized)
             count += int(serialized.shape[0])
+            framed += int(tf.reduce_sum(tf.strings.length(serialized))) + 16 * int(serialized.shape[0])
+        size = tf.io.gfile.stat(path).length
+        if size != framed:  # TensorFlow's reader stops without a word at a file cut inside a record's header
+            raise CifarDataError(f"{path}: {size - framed} bytes after record {count} are not a whole record: "
+                                 f"the file was cut short inside a record's header; it holds {count} whole "
+                                 f"records before that. Make it again with: "
+                                 f"{GENERATE_COMMAND.format(os.path.dirname(path))}")
     except tf.errors.DataLossError as error:
         whole = _whole_records(path, count)
         raise CifarDataError(f"{path}: corrupt TFRecord data after record {whole}, cut short or damaged "

@@ -163,6 +163,18 @@ def test_a_file_cut_inside_a_record_says_how_many_whole_records_it_holds(tmp_pat
         input_fn.check_records(str(path))
 
 
+@pytest.mark.parametrize("cut", [1, 5, 11])  # bytes of the next record's 12-byte header left
+def test_a_file_cut_inside_a_record_header_is_named_too(tmp_path, cut):
+    """TensorFlow's reader ends such a file without an error: the framing's sizes must add up to the file's."""
+    path = tmp_path / "train.tfrecords"
+    write_records(path, good_records(10))
+    whole = path.read_bytes()
+    path.write_bytes(whole + whole[:cut])
+    with pytest.raises(input_fn.CifarDataError, match=rf"train.tfrecords: {cut} bytes after record 10 are not a "
+                                                      r"whole record: .*it holds 10 whole records"):
+        input_fn.check_records(str(path))
+
+
 def test_the_generators_manifest_catches_a_file_that_lost_records_or_changed(tmp_path):
     directory = str(tmp_path)
     cifar_files.make_tarball(directory, per_batch=20)
