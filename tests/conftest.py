@@ -35,4 +35,4 @@ def small_disk(tmp_path):
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.strip()}")
     yield mount_point
-    subprocess.run(["umount", str(mount_point)], check=True)
+    subprocess.run(["umount", "-l", str(mount_point)], check=True)  # (-l: a file still open)

@@ -1,9 +1,13 @@
 """The evaluations of train_and_evaluate and of the evaluator: each EvalSpec
 evaluated when its throttle allows, then its exporters run, told whether
-the evaluation is the final one."""
+the evaluation is the final one. An export the file system refuses is logged
+and recorded (export_failures); training goes on."""
 
 import os
 import time
+
+import tensorflow as tf
+from absl import logging
 
 from common.hooks.triggers import Trigger
 
@@ -20,6 +24,7 @@ class Evaluations:
         self.last_step = {}
         self.exports = {}  # spec key -> paths its exporters wrote after its last evaluation
         self.final_exported = set()
+        self.export_failures = []  # what each export that failed on the file system said
 
     def throttle_allows(self, spec, step):
         """Whether throttle_secs have passed since the spec's last evaluation began (or there was none)."""
@@ -39,8 +44,15 @@ class Evaluations:
         paths = []
         checkpoint = checkpoint_path or estimator.latest_checkpoint() if spec.exporters else None
         for exporter in spec.exporters:
-            path = exporter.export(estimator, os.path.join(estimator.model_dir, "export", exporter.name),
-                                   checkpoint, self.results[spec.key], final)
+            folder = os.path.join(estimator.model_dir, "export", exporter.name)
+            try:
+                path = exporter.export(estimator, folder, checkpoint, self.results[spec.key], final)
+            except (OSError, tf.errors.OpError) as error:  # the file system's: the model is not at fault
+                failure = (f"exporter {exporter.name!r} could not export {checkpoint} to {folder}: "
+                           f"{getattr(error, 'message', None) or error}")
+                logging.error("%s; training goes on", failure)
+                self.export_failures.append(failure)
+                continue
             if path is not None:
                 paths.append(path)
         self.exports[spec.key] = paths

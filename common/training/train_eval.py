@@ -4,7 +4,9 @@ As in tf.estimator's local mode: training runs to max_steps; after a
 checkpoint is saved, every EvalSpec is evaluated if at least its
 throttle_secs have passed since its last evaluation; a final evaluation
 follows the last step. After each evaluation the spec's exporters run
-(common.exporters), told whether it is the final one.
+(common.exporters), told whether it is the final one. The exporters' folders
+are checked before step 1 (common.export.preflight); an export that fails
+later on the file system is logged and recorded, and training goes on.
 """
 
 import dataclasses
@@ -12,6 +14,7 @@ from typing import Callable, Optional, Sequence
 
 from absl import logging
 
+from common.export import preflight
 from common.hooks.protocol import Hook
 from common.training import evaluations, evaluator
 
@@ -93,7 +96,8 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
     if not estimator.is_chief:  # across hosts, the chief alone evaluates
         train_on(estimator, train_spec)
         return None, None
-    train_on(estimator, train_spec, saving_listeners=[listener])
+    preflight.check_exporters(estimator.model_dir, eval_specs)  # before step 1, not at the first export
+    train_on(estimator, train_spec, saving_listeners=[preflight.SpaceCheck(eval_specs), listener])
     latest = estimator.latest_checkpoint()
     final_step = int(estimator.get_variable_value("global_step")) if latest else None
     for spec in eval_specs:
@@ -103,6 +107,8 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
             listener.export(estimator, spec, final=True)
     for key, metrics in listener.results.items():
         logging.info("Final evaluation %s: %s", key, metrics)
+    for failure in listener.export_failures:
+        logging.error("This run's export that failed: %s", failure)
     if isinstance(eval_spec, (list, tuple)):
         return dict(listener.results), dict(listener.exports)
     return listener.results[eval_specs[0].key], listener.exports[eval_specs[0].key]

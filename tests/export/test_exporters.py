@@ -69,7 +69,8 @@ def test_a_score_that_rises_then_falls_keeps_the_best_and_the_final_export(tmp_p
     assert len(_exports(str(tmp_path), "final")) == 2
 
 
-def test_an_export_that_fails_leaves_no_folder_and_the_next_one_works(tmp_path, monkeypatch):
+def test_an_export_that_fails_leaves_no_folder_training_goes_on_and_the_next_one_works(tmp_path, monkeypatch,
+                                                                                      caplog):
     real_save = tf.saved_model.save
 
     def save_half_then_fail(module, path, signatures=None):
@@ -79,11 +80,16 @@ def test_an_export_that_fails_leaves_no_folder_and_the_next_one_works(tmp_path, 
         raise OSError("disk went away")
 
     monkeypatch.setattr(tf.saved_model, "save", save_half_then_fail)
-    with pytest.raises(OSError, match="disk went away"):
-        _run(str(tmp_path), 10, [common.LatestExporter("latest", receiver())])
+    with caplog.at_level("ERROR"):
+        est, (results, paths) = _run(str(tmp_path), 20, [common.LatestExporter("latest", receiver())])
+    assert results["global_step"] == 20 and paths == []  # trained to the end; nothing exported
     assert os.listdir(os.path.join(tmp_path, "export", "latest")) == []
+    for step in (10, 20):
+        assert (f"exporter 'latest' could not export {tmp_path}/model.ckpt-{step} to {tmp_path}/export/latest: "
+                "disk went away; training goes on") in caplog.text
+    assert "This run's export that failed: exporter 'latest'" in caplog.text
     monkeypatch.setattr(tf.saved_model, "save", real_save)
-    _, (_, paths) = _run(str(tmp_path), 20, [common.LatestExporter("latest", receiver())])
+    _, (_, paths) = _run(str(tmp_path), 30, [common.LatestExporter("latest", receiver())])
     assert _exports(str(tmp_path), "latest") == [os.path.basename(paths[0])]
 
 
