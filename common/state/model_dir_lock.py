@@ -6,7 +6,8 @@ the process ends; the OS drops it when the process dies, kill -9 included,
 so no stale lock is left. The file says who holds it (pid, host, start
 time), for the refusal a second writer gets. Several Estimators of one
 process share the lock. Reading jobs (evaluate, predict, export) take
-none. Paths on remote file systems (gs://, hdfs://) are not locked.
+none; an evaluator takes its eval dir's (one evaluator per eval name).
+Paths on remote file systems (gs://, hdfs://) are not locked.
 """
 
 import datetime
@@ -18,6 +19,7 @@ import socket
 from absl import logging
 
 LOCK_FILE = "writer.lock"
+EVALUATOR_LOCK_FILE = "evaluator.lock"
 _HELD = {}  # real path of a lock file -> its open file, for the life of the process
 
 
@@ -64,8 +66,25 @@ def hold(model_dir):
     """Takes the writer lock of model_dir for this process, or raises ModelDirLockedError."""
     if "://" in model_dir:
         return
-    os.makedirs(model_dir, exist_ok=True)
-    path = os.path.realpath(os.path.join(model_dir, LOCK_FILE))
+    _take(model_dir, LOCK_FILE, "model_dir {folder} is in use: {holder} holds {path}. Wait for that run to end, "
+          "or give this one another model_dir; evaluating or exporting from it needs no lock.")
+    logging.info("Holding %s: no other run can train in %s while this one does.",
+                 os.path.join(model_dir, LOCK_FILE), model_dir)
+
+
+def hold_evaluator(eval_dir):
+    """Takes the lock of an eval dir (model_dir/eval_<name>) for this process's evaluator, or raises
+    ModelDirLockedError: two evaluators of one name would evaluate every checkpoint twice and collide on its
+    exports."""
+    if "://" in eval_dir:
+        return
+    _take(eval_dir, EVALUATOR_LOCK_FILE, "another evaluator evaluates into {folder}: {holder} holds {path}. Run "
+          "one evaluator per model dir and eval name (give this one another EvalSpec name).")
+
+
+def _take(folder, name, refusal):
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.realpath(os.path.join(folder, name))
     if path in _HELD:
         return
     lock_file = open(path, "a+", encoding="utf-8")
@@ -73,13 +92,10 @@ def hold(model_dir):
         fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         lock_file.close()
-        raise ModelDirLockedError(
-            f"model_dir {model_dir} is in use: {_holder(path)} holds {path}. Wait for that run to end, or "
-            "give this one another model_dir; evaluating or exporting from it needs no lock.") from None
+        raise ModelDirLockedError(refusal.format(folder=folder, holder=_holder(path), path=path)) from None
     lock_file.seek(0)
     lock_file.truncate()
     lock_file.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
                                 "started": datetime.datetime.now().isoformat(timespec="seconds")}))
     lock_file.flush()
     _HELD[path] = lock_file
-    logging.info("Holding %s: no other run can train in %s while this one does.", path, model_dir)

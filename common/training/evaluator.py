@@ -25,15 +25,23 @@ from absl import logging
 
 from common.state import model_dir_lock, summaries
 from common.state.checkpoint_store import CheckpointStore
+from common.state.checkpoints import CheckpointDamagedError
 from common.training import evaluations
 
 
+class NothingToEvaluateError(RuntimeError):
+    """No checkpoint appeared in the model dir, and no run trains there, within the evaluator's wait."""
+
+
 def run_evaluator(estimator, train_spec, eval_spec, poll_secs=1.0, idle_secs=60.0, clock=time.time,
-                  sleep=time.sleep):
+                  sleep=time.sleep, first_checkpoint_secs=1800.0):
     """Evaluates until training has ended; returns (the last metrics, the paths the
-    last evaluation's exporters wrote), as train_and_evaluate does."""
+    last evaluation's exporters wrote), as train_and_evaluate does. Raises
+    NothingToEvaluateError when, for first_checkpoint_secs, the model dir holds no
+    checkpoint and no run holds its writer lock (a mistyped --model_dir)."""
     model_dir = estimator.model_dir
     max_steps = train_spec.max_steps
+    model_dir_lock.hold_evaluator(estimator.eval_dir(eval_spec.name))
     store = CheckpointStore(model_dir)
     done_evaluations = evaluations.Evaluations([eval_spec], max_steps, clock=clock)
     if eval_spec.start_delay_secs:
@@ -41,7 +49,9 @@ def run_evaluator(estimator, train_spec, eval_spec, poll_secs=1.0, idle_secs=60.
         sleep(eval_spec.start_delay_secs)
     eval_events = tf.io.gfile.glob(os.path.join(estimator.eval_dir(eval_spec.name), "events.out.tfevents.*"))
     done = set(summaries.metrics_by_step(eval_events)) | {0}
-    seen, chief_seen, last_news = set(done), False, clock()
+    seen, chief_seen, last_news, started = set(done), False, clock(), clock()
+    logging.info("Evaluator: evaluating the checkpoints of %s as they appear (giving up after %s s if none does "
+                 "and no run trains there).", model_dir, first_checkpoint_secs)
     while True:
         listed = sorted(store.listed())
         if any(step not in seen for step, _ in listed):
@@ -52,12 +62,21 @@ def run_evaluator(estimator, train_spec, eval_spec, poll_secs=1.0, idle_secs=60.
             if not tf.io.gfile.exists(prefix + ".index"):
                 logging.warning("Evaluator: %s was deleted before it could be evaluated.", prefix)
                 continue
-            done_evaluations.evaluate(estimator, step, eval_spec, checkpoint_path=prefix)
+            try:
+                done_evaluations.evaluate(estimator, step, eval_spec, checkpoint_path=prefix)
+            except CheckpointDamagedError as error:  # as training does: passed over, the next one evaluated
+                logging.warning("Evaluator: checkpoint damaged, passed over: %s", error)
+                continue
             if max_steps is not None and step >= max_steps:
                 logging.info("Exiting evaluation, global_step=%d >= train max_steps=%d", step, max_steps)
                 return _outcome(done_evaluations, eval_spec)
         alive = model_dir_lock.writer_alive(model_dir)
         chief_seen = chief_seen or alive is True
+        if not seen - {0} and not listed and alive is not True and clock() - started >= first_checkpoint_secs:
+            state = "it holds no checkpoint" if tf.io.gfile.exists(model_dir) else "the folder does not exist"
+            raise NothingToEvaluateError(
+                f"Evaluator: no checkpoint appeared in {model_dir} in {first_checkpoint_secs:g} s, and no run "
+                f"trains there ({state}): is the model dir right? Start the chief, then the evaluator.")
         after = dict(store.listed())  # (listed again: the chief may have saved while this one evaluated)
         if alive is False and set(after) <= done and (chief_seen or clock() - last_news >= idle_secs):
             logging.info("Exiting evaluation: the chief has ended; its last checkpoint (global step %s) is "

@@ -2,8 +2,14 @@
 
 import signal
 import socket
+import subprocess
+import sys
 import time
 
+import pytest
+
+from common.state import model_dir_lock
+from tests import ROOT
 from tests.job_runs import run_job, start_long_run
 
 
@@ -32,3 +38,21 @@ def test_a_killed_writer_leaves_no_stale_lock(tmp_path):
     code, out, err = run_job(model_dir, "--train_steps=30", "--hidden=8")
     assert code == 0, err[-2000:]
     assert "is in use" not in err and "Finished at global step" in out
+
+
+def test_a_second_evaluator_of_one_eval_dir_is_refused_naming_the_first(tmp_path):
+    eval_dir = tmp_path / "model" / "eval"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys; from common.state import model_dir_lock; "
+                               f"model_dir_lock.hold_evaluator({str(eval_dir)!r}); print('held', flush=True); "
+                               "sys.stdin.read()"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        with pytest.raises(model_dir_lock.ModelDirLockedError,
+                           match=rf"another evaluator evaluates into {eval_dir}: pid {holder.pid} on "):
+            model_dir_lock.hold_evaluator(str(eval_dir))
+        model_dir_lock.hold_evaluator(str(tmp_path / "model" / "eval_other"))  # another name: its own lock
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    model_dir_lock.hold_evaluator(str(eval_dir))  # the first one ended: the OS dropped its lock

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import common
 from common.state import model_dir_lock, summaries
@@ -131,3 +132,33 @@ def test_with_throttle_secs_the_newest_checkpoint_is_evaluated_at_most_once_a_pe
     metrics, _ = evaluator.run_evaluator(watcher, train_spec, eval_spec, clock=lambda: now[0], sleep=poll_later)
     assert sorted(step for step, _ in summaries.read_scalars(watcher.eval_dir())["loss"]) == [5, 20]
     assert metrics["global_step"] == 20 and now[0] == 90
+
+
+def test_on_a_model_dir_with_no_checkpoint_and_no_chief_it_gives_up_after_the_stated_time(tmp_path, caplog):
+    _, watcher = _estimators(str(tmp_path / "mistyped"))
+    now = [0.0]
+
+    def sleep(seconds):
+        now[0] += seconds
+
+    with caplog.at_level("INFO"), pytest.raises(
+            evaluator.NothingToEvaluateError, match=rf"no checkpoint appeared in {tmp_path}/mistyped in 30 s, and no "
+                                                    r"run trains there \(it holds no checkpoint\)"):
+        evaluator.run_evaluator(watcher, *_specs(10), poll_secs=5, clock=lambda: now[0], sleep=sleep,
+                                first_checkpoint_secs=30)
+    assert f"evaluating the checkpoints of {tmp_path}/mistyped as they appear (giving up after 30 s" in caplog.text
+    assert now[0] == 30
+
+
+def test_a_damaged_checkpoint_is_passed_over_and_the_next_one_evaluated(tmp_path, caplog):
+    chief, watcher = _estimators(str(tmp_path))
+    train_spec, eval_spec = _specs(10)
+    chief.train(train_spec.input_fn, max_steps=10)
+    [data] = [name for name in os.listdir(tmp_path) if name.startswith("model.ckpt-5.data")]
+    with open(tmp_path / data, "r+b") as f:
+        f.truncate(10)
+    with caplog.at_level("WARNING"):
+        metrics, _ = evaluator.run_evaluator(watcher, train_spec, eval_spec)
+    assert metrics["global_step"] == 10
+    assert sorted(step for step, _ in summaries.read_scalars(watcher.eval_dir())["loss"]) == [10]
+    assert "Evaluator: checkpoint damaged, passed over:" in caplog.text and "model.ckpt-5" in caplog.text
