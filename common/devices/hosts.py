@@ -30,6 +30,7 @@ import os
 import re
 import socket
 import time
+from typing import Optional
 
 import tensorflow as tf
 from absl import logging
@@ -93,6 +94,7 @@ class Cluster:
     task_type: str
     task_id: int
     num_workers: int
+    collective_timeout_secs: Optional[float] = None  # what bounds each collective (--collective_timeout_secs)
     is_evaluator = False
 
     @property
@@ -152,10 +154,15 @@ class Cluster:
             yield
         except _COLLECTIVE_FAILURES as error:
             first_line = error.message.splitlines()[0] if error.message else ""
+            busy = "" if self.collective_timeout_secs is None else (
+                f" If no host died, one was busy for longer than --collective_timeout_secs="
+                f"{self.collective_timeout_secs:g} allows (the chief evaluating or exporting in-line, a slow "
+                "input): raise that flag.")
             raise WorkerLostError(
                 f"{self.task_type}:{self.task_id} lost contact with the other hosts "
                 f"({type(error).__name__}: {first_line}). "
-                "Restart every worker with the same command to resume from the chief's last checkpoint.") from error
+                f"Restart every worker with the same command to resume from the chief's last checkpoint.{busy}"
+            ) from error
 
 
 _ADDRESS = re.compile(r"^[A-Za-z0-9_.\-\[\]:]+:(\d{1,5})$")
@@ -275,4 +282,4 @@ def from_tf_config(timeout_seconds=600, start_timeout_seconds=600):
     options = tf.distribute.experimental.CommunicationOptions(timeout_seconds=timeout_seconds)
     strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=resolver, communication_options=options)
     logging.info("Worker %s:%d of %d hosts", task_type, task_id, num_workers)
-    return Cluster(strategy, task_type, task_id, num_workers)
+    return Cluster(strategy, task_type, task_id, num_workers, timeout_seconds)

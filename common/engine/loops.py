@@ -3,7 +3,8 @@
 Each loop takes an iterator and a step count (a tensor inside, so a new
 count does not retrace) and stops early when the input runs out; its
 result is a LoopResult. The train loop also stops right after a step whose
-loss is not finite, so the step a NaN hook names is the one that diverged.
+loss is not finite, so the step a NaN hook names is the one that diverged,
+and (across hosts) after the step that carried a host's stop signal.
 """
 
 from typing import Callable, Dict, Hashable, NamedTuple
@@ -11,6 +12,7 @@ from typing import Callable, Dict, Hashable, NamedTuple
 import tensorflow as tf
 
 from common.engine import inputs
+from common.hooks.signals import STOP_VALUE
 
 
 class LoopResult(NamedTuple):
@@ -46,13 +48,15 @@ def make_train_loop(step_fn, value_names, jit_compile=False):
         values = {name: tf.constant(0.0) for name in value_names}
         steps = tf.constant(0)
         exhausted = tf.constant(False)
-        finite = tf.constant(True)
-        while steps < num_steps and not exhausted and finite:
+        go_on = tf.constant(True)  # no step's loss was NaN (nor carried a stop)
+        while steps < num_steps and not exhausted and go_on:
             element = iterator.get_next_as_optional()
             if element.has_value():
                 values = step(element.get_value())
                 steps += 1
-                finite = tf.math.is_finite(values["loss"])
+                go_on = tf.math.is_finite(values["loss"])
+                if STOP_VALUE in values:  # every host ends this loop at the step that carried a stop signal
+                    go_on = tf.logical_and(go_on, values[STOP_VALUE] <= 0)
             else:
                 exhausted = True
         return steps, exhausted, values

@@ -35,6 +35,7 @@ import tensorflow as tf
 from common.devices import precision
 from common.devices.plan import HOST_DEVICE, STEP, TOWER, DevicePlan
 from common.engine import towers
+from common.hooks import signals
 from common.spec import metrics
 from common.spec.model_fn import ModeKeys
 from common.variables.registry import tf_variable
@@ -169,6 +170,10 @@ class TowerStep:
         self._cluster = cluster
         self.compiled_unit = plan.compiled_unit(jit_compile, across_hosts=cluster.num_workers > 1)
         self._compiled_towers = {} if self.compiled_unit == TOWER else None
+        self.stop_signal = None  # across hosts: this host's stop signal, all-reduced with every step's loss
+        if cluster.num_workers > 1:
+            with tf.device(HOST_DEVICE):
+                self.stop_signal = tf.Variable(0.0, trainable=False, name="cluster_stop_signal")
 
     @property
     def compiles_whole_step(self):
@@ -275,7 +280,7 @@ class TowerStep:
                    for i, variable in enumerate(assigned)]
         grads, update_vars = self._averaged_gradients(passes, variables)
         loss = towers.mean_on(plan.consolidation_device, [t.loss for t in passes])
-        grads, statistics, assigns, loss = self._reduce_across_hosts(grads, statistics, assigns, loss)
+        grads, statistics, assigns, loss, stop = self._reduce_across_hosts(grads, statistics, assigns, loss)
         if not precision.scales_loss(variables.optimizer):  # that optimizer skips non-finite updates itself
             loss = _nan_unless_finite(loss, [g for update_grads in grads for g in update_grads],
                                       plan.consolidation_device)
@@ -287,6 +292,8 @@ class TowerStep:
         with tf.device(plan.consolidation_device):
             variables.global_step.assign_add(1)
         outputs = {"loss": loss}
+        if stop is not None:
+            outputs[signals.STOP_VALUE] = stop
         if reported_lr is not None:
             outputs["learning_rate"] = reported_lr
         for name in passes[0].scalars:
@@ -335,17 +342,20 @@ class TowerStep:
 
     def _reduce_across_hosts(self, grads, statistics, assigns, loss):
         """The mean over hosts of the per-host gradients (a list per update),
-        statistics, assigned values and loss (on one host: themselves)."""
+        statistics, assigned values, loss and stop signal (on one host: themselves, and None)."""
         flat = [(u, i) for u, update_grads in enumerate(grads) for i, g in enumerate(update_grads) if g is not None]
         keys = sorted(statistics)
+        stop = [] if self.stop_signal is None else [self.stop_signal.read_value()]
         reduced = self._cluster.all_reduce([grads[u][i] for u, i in flat] + [statistics[k] for k in keys]
-                                           + list(assigns) + [loss])
+                                           + list(assigns) + [loss] + stop)
         grads = [list(update_grads) for update_grads in grads]
         for position, (u, i) in enumerate(flat):
             grads[u][i] = reduced[position]
         rest = reduced[len(flat):]
         statistics = dict(zip(keys, rest[:len(keys)]))
-        return grads, statistics, rest[len(keys):len(keys) + len(assigns)], rest[-1]
+        rest_assigns = rest[len(keys):len(keys) + len(assigns)]
+        loss = rest[len(keys) + len(assigns)]
+        return grads, statistics, rest_assigns, loss, (rest[-1] if stop else None)
 
     # ------------------------------------------------------------------ eval
     def eval_step(self, batch):

@@ -30,6 +30,7 @@ from common.export import receivers, saved_model
 from common.hooks.protocol import RunContext
 from common.spec.model_fn import ModeKeys
 from common.state import checkpoints
+from common.state import scratch as scratch_folders
 from common.state.checkpoint_store import CheckpointStore
 from common.state.warm_start import WarmStartSettings
 
@@ -156,7 +157,7 @@ class Estimator:
         if self.is_chief:
             training_run.train(self, self._parts, input_fn, hooks, steps, max_steps, saving_listeners)
             return self
-        with tempfile.TemporaryDirectory(prefix=f"worker{self._parts.cluster.worker_index}_") as scratch:
+        with scratch_folders.worker_scratch(self._parts.cluster.worker_index) as scratch:
             logging.info("Not the chief: checkpoints and summaries go to %s, removed after training.", scratch)
             state = self._parts.state
             chief_store, state.store = state.store, CheckpointStore(scratch)

@@ -127,7 +127,11 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
                 listener.after_save(estimator, step)
         return path
 
-    values = ("loss",) + (("learning_rate",) if info.learning_rate else ()) + info.scalars
+    cluster_stop = None
+    if parts.step.stop_signal is not None:
+        cluster_stop = signals.ClusterStop(parts.step.stop_signal, parts.cluster.is_chief, estimator.model_dir)
+    values = ("loss",) + (("learning_rate",) if info.learning_rate else ()) + info.scalars \
+        + ((signals.STOP_VALUE,) if cluster_stop else ())
     writer = tf.summary.create_file_writer(model_dir)
     context = RunContext(model_dir, values + ("global_step",), start, writer, save, state.store.latest,
                          info.graph_tensors, model.global_step)
@@ -138,7 +142,7 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
             all_hooks = (default_hooks(config, steps, max_steps, inputs.global_batch_size(dataset))
                          + run_hooks + default_saver
                          + [x for x in listeners if isinstance(x, Hook)]  # TF1 listeners' begin/end
-                         + [signals.StopOnSignalHook(stop_requests)])
+                         + [signals.StopOnSignalHook(stop_requests, cluster_stop)])
             final_loss = train_loop.run(_step_runner(parts, iterator, values), lambda: int(model.global_step.numpy()),
                                         all_hooks, context, config.steps_per_loop)
     finally:

@@ -7,6 +7,7 @@ import numpy as np
 from absl import logging
 
 from common.hooks.protocol import Hook, PeriodicHook
+from common.hooks.signals import STOP_VALUE
 from common.hooks.triggers import Trigger
 from common.state import summaries
 
@@ -84,7 +85,7 @@ class SummarySaverHook(PeriodicHook):
         self._names = tuple(names) if names else None
 
     def begin(self, context):
-        offered = [n for n in context.available_values if n != "global_step"]
+        offered = [n for n in context.available_values if n not in ("global_step", STOP_VALUE)]
         self._names = self._names or tuple(offered)
 
     def before_step(self, step):

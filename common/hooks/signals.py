@@ -11,9 +11,11 @@ the main ends with one line and the same status.
 """
 
 import contextlib
+import dataclasses
 import os
 import signal
 import threading
+from typing import Optional
 
 from absl import logging
 
@@ -23,16 +25,30 @@ from common.state import checkpoints
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
-class TrainingInterrupted(Exception):
-    """Training stopped on a signal after saving a checkpoint at `step`."""
+STOP_VALUE = "cluster_stop_signal"  # the step value that says a host of the cluster received a stop signal
 
-    def __init__(self, signum, step, checkpoint):
+
+class TrainingInterrupted(Exception):
+    """Training stopped on a signal after saving a checkpoint at `step` (`message` says it otherwise)."""
+
+    def __init__(self, signum, step, checkpoint, message=None):
         name = signal.Signals(signum).name
-        super().__init__(f"Stopped by {name} at global step {step}; saved {checkpoint}. "
+        super().__init__(message or f"Stopped by {name} at global step {step}; saved {checkpoint}. "
                          "Run the same command again to resume.")
         self.signum = signum
         self.step = step
         self.exit_status = 128 + signum
+
+
+@dataclasses.dataclass
+class ClusterStop:
+    """How a stop signal reaches every host of a cluster: the host that receives one sets `variable` (its
+    signal number); the train step all-reduces it with the loss, offered as STOP_VALUE, and the compiled
+    loop of every host ends at that same step, where the chief (which holds model_dir) saves."""
+
+    variable: object  # a float32 tf.Variable, 0 while no signal
+    is_chief: bool
+    model_dir: str
 
 
 class StopSignal(BaseException):
@@ -96,15 +112,46 @@ class StopRequests:
 class StopOnSignalHook(Hook):
     """The stop rule for signals: after the loop in which one arrived, saves a
     checkpoint (unless the newest is of this step) and raises
-    TrainingInterrupted. It must come after every other hook."""
+    TrainingInterrupted. It must come after every other hook. Across hosts
+    (cluster_stop), the signal is first passed to every host through the
+    step; all stop at the step that carried it, and the chief saves."""
 
-    def __init__(self, stop_requests):
+    def __init__(self, stop_requests, cluster_stop: Optional[ClusterStop] = None):
         self._requests = stop_requests
+        self._cluster = cluster_stop
+        self._passed_on = False
+
+    def begin(self, context):
+        if self._cluster is not None:
+            self._cluster.variable.assign(0.0)
+
+    def before_step(self, step):
+        return (STOP_VALUE,) if self._cluster is not None else ()
 
     def after_step(self, step, values, context):
-        if self._requests.received is None:
+        received = self._requests.received
+        if self._cluster is None:
+            if received is not None:
+                raise TrainingInterrupted(received, step, self._save(step, context))
             return
+        if received is not None and not self._passed_on:
+            self._cluster.variable.assign(float(received))  # the next step tells every host
+            self._passed_on = True
+        if not float(values.get(STOP_VALUE, 0.0)) > 0:
+            return
+        signum = received or signal.SIGTERM
+        cause = f"Stopped by {signal.Signals(received).name}" if received else \
+            "Stopped because another host of the cluster received a stop signal"
+        if self._cluster.is_chief:
+            raise TrainingInterrupted(signum, step, None, f"{cause}, at global step {step}; saved "
+                                      f"{self._save(step, context)}. Run every host's command again to resume.")
+        raise TrainingInterrupted(signum, step, None, f"{cause}, at global step {step}; the chief, which holds "
+                                  f"{self._cluster.model_dir}, saves model.ckpt-{step} there. Run every host's "
+                                  "command again to resume.")
+
+    @staticmethod
+    def _save(step, context):
         latest = context.latest_checkpoint()
         if not (latest and checkpoints.step_of(latest) == step):
             latest = context.save_checkpoint(step, initial=True)
-        raise TrainingInterrupted(self._requests.received, step, latest)
+        return latest

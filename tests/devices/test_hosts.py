@@ -172,3 +172,34 @@ def test_sigterm_ends_the_start_up_wait_at_once(tmp_path, processes):
     out, err = chief.communicate(timeout=60)
     assert chief.returncode == 143 and time.time() - signalled < 10
     assert "Stopped by SIGTERM outside the train loop" in err and "Traceback" not in err
+
+
+def test_sigterm_to_a_worker_makes_the_chief_save_at_the_step_both_stop_at(tmp_path, processes):
+    chief_port, worker_port = free_ports(2)
+    cluster = {"chief": [f"127.0.0.1:{chief_port}"], "worker": [f"127.0.0.1:{worker_port}"]}
+    model_dir = tmp_path / "model"
+    flags = (f"--model_dir={model_dir}", "--train_steps=1000000", "--collective_timeout_secs=30")
+    chief, worker = (launch(tmp_path, task, cluster, *flags) for task in (("chief", 0), ("worker", 0)))
+    processes.extend([chief, worker])
+    deadline = time.time() + 90
+    while max(saved_steps(model_dir), default=-1) < 4:
+        assert time.time() < deadline and chief.poll() is None, "training did not start"
+        time.sleep(0.2)
+    worker.send_signal(signal.SIGTERM)
+    (_, chief_err), (_, worker_err) = chief.communicate(timeout=120), worker.communicate(timeout=120)
+    assert chief.returncode == 143 and worker.returncode == 143, chief_err[-2000:] + worker_err[-2000:]
+    step = max(saved_steps(model_dir))
+    assert (f"Stopped by SIGTERM, at global step {step}; the chief, which holds {model_dir}, saves "
+            f"model.ckpt-{step} there. Run every host's command again to resume.") in worker_err
+    assert (f"Stopped because another host of the cluster received a stop signal, at global step {step}; saved "
+            f"{model_dir}/model.ckpt-{step}") in chief_err
+    assert "Traceback" not in chief_err + worker_err
+
+
+def test_a_lost_collective_names_the_timeout_flag():
+    cluster = hosts.Cluster(None, "worker", 0, 2, collective_timeout_secs=15)
+    with pytest.raises(hosts.WorkerLostError, match=r"worker:0 lost contact with the other hosts "
+                                                    r"\(DeadlineExceededError: .*If no host died, one was busy for "
+                                                    r"longer than --collective_timeout_secs=15 allows"):
+        with cluster.reporting_lost_workers():
+            raise tf.errors.DeadlineExceededError(None, None, "Collective ops timed out")
