@@ -109,6 +109,7 @@ def _renames():
         for name, value in REDUCTIONS.items():
             renames[prefix + "losses.Reduction." + name] = value
         renames[prefix + "optimizers.legacy"] = prefix + "optimizers"
+        renames[prefix + "layers.DenseFeatures"] = "common.layers.DenseFeatures"
     return renames
 
 
@@ -125,8 +126,6 @@ UNSUPPORTED = {
                                                 "hosts give TF_CONFIG workers (the mains' --sync)",
     "tf.train.SyncReplicasOptimizer": "towers already average gradients synchronously; for several hosts give "
                                       "TF_CONFIG workers (the mains' --sync)",
-    "tf.keras.layers.DenseFeatures": "Keras 3 has no DenseFeatures; in model_fn call "
-                                     "tf.compat.v1.feature_column.input_layer(features, columns) instead",
     "tf.compat.v1.layers.": "this TF1 layer has no counterpart in common.tf1.layers; build the Keras layer "
                             "(tf.keras.layers...) inside model_fn",
     "tf.layers.": "this TF1 layer has no counterpart in common.tf1.layers; build the Keras layer inside model_fn",
