@@ -37,7 +37,7 @@ KERAS_PREFIXES = ("tf.keras.", "keras.", "tf.compat.v1.keras.")
 CANNED_NAMES = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearClassifier", "LinearRegressor",
                 "LinearEstimator", "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
                 "DNNLinearCombinedEstimator", "BaselineClassifier", "BaselineRegressor", "BaselineEstimator",
-                "BinaryClassHead", "MultiClassHead", "RegressionHead", "BoostedTreesClassifier",
+                "BinaryClassHead", "MultiClassHead", "MultiLabelHead", "RegressionHead", "BoostedTreesClassifier",
                 "BoostedTreesRegressor", "BoostedTreesEstimator", "boosted_trees_classifier_train_in_memory",
                 "boosted_trees_regressor_train_in_memory")
 TF1_DEFAULT_CANNED = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearClassifier", "LinearRegressor",

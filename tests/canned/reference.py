@@ -16,6 +16,7 @@ FEATURES = {"a": A, "b": np.array([1.0, 0.0, -1.0, 2.0, 0.5, -1.5, 0.3, 1.2], np
             "w": np.array([1.0, 2.0, 1.0, 1.0, 0.5, 1.0, 2.0, 1.0], np.float32)}
 LABELS3 = np.array([0, 1, 2, 1, 0, 2, 1, 0])
 LABELS2 = np.array([0, 1, 1, 0, 1, 0, 1, 1])
+LABELS_MULTI = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0], [0, 0, 1], [1, 0, 0], [0, 1, 1], [1, 1, 1], [0, 0, 0]])
 TARGETS = np.array([1.0, -0.5, 2.0, 0.3, 0.0, 1.5, -1.0, 0.7], np.float32)
 
 
@@ -38,6 +39,9 @@ def estimator(case, **kwargs):
                                                            dnn_hidden_units=[3], **kwargs), LABELS2),
         "base3_single": lambda: (canned.BaselineClassifier(n_classes=3, **kwargs), LABELS3),
         "basereg_single": lambda: (canned.BaselineRegressor(**kwargs), TARGETS),
+        "dnnml": lambda: (canned.DNNEstimator(canned.MultiLabelHead(3, weight_column="w", thresholds=[0.3],
+                                                                    classes_for_class_based_metrics=[1]),
+                                              [3], [a, b], **kwargs), LABELS_MULTI),
         "dnn3vocab": lambda: (canned.DNNClassifier([3], [a, b], n_classes=3, label_vocabulary=["p", "q", "r"],
                                                    **kwargs), np.array(["p", "q", "r"])[LABELS3]),
     }
