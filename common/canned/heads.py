@@ -226,11 +226,10 @@ class BinaryClassHead(_ClassHead):
 
     def __init__(self, weight_column=None, thresholds=None, label_vocabulary=None, loss_reduction=None,
                  loss_fn=None, name=None):
-        if thresholds:
-            raise ValueError("BinaryClassHead(thresholds=...) is not kept: precision and recall are at 0.5")
         if loss_fn is not None:
             raise ValueError("BinaryClassHead(loss_fn=...) is not kept; write a model_fn for a custom loss")
         super().__init__(2, weight_column, label_vocabulary, loss_reduction, name)
+        self._thresholds = checked_thresholds(thresholds)
 
     def predictions(self, logits):
         logistic = tf.sigmoid(logits)
@@ -256,12 +255,38 @@ class BinaryClassHead(_ClassHead):
                 "label/mean": label_mean,
                 "accuracy_baseline": baseline,
                 "auc": _auc(labels, logistic, weights, "ROC"),
-                "auc_precision_recall": _auc(labels, logistic, weights, "PR")}
+                "auc_precision_recall": _auc(labels, logistic, weights, "PR"),
+                **threshold_metrics(self._thresholds, labels, logistic, weights)}
 
     def _export_outputs(self, predictions):
         output = self._classification_output(predictions)
         return {DEFAULT_SERVING_KEY: output, CLASSIFY_KEY: output,
                 REGRESS_KEY: RegressionOutput(predictions["logistic"]), PREDICT_KEY: PredictOutput(predictions)}
+
+
+def checked_thresholds(thresholds):
+    thresholds = tuple(thresholds or ())
+    for threshold in thresholds:
+        if not 0.0 < threshold < 1.0:
+            raise ValueError(f"thresholds must be in (0, 1), got {threshold}")
+    return thresholds
+
+
+def threshold_metrics(thresholds, labels, probabilities, weights):
+    """accuracy, precision and recall at each threshold, under tf.estimator's keys ("accuracy/positive_threshold_
+    0.3"); probabilities [batch, n] against 0/1 labels [batch, n], weights [batch, 1] or None."""
+    found = {}
+    broadcast = None if weights is None else tf.broadcast_to(weights, tf.shape(probabilities))
+    for threshold in thresholds:
+        key = f"positive_threshold_{threshold:g}"
+        accuracy = keras.metrics.BinaryAccuracy(threshold=threshold)  # (per example: its classes' mean)
+        accuracy.update_state(labels, probabilities, sample_weight=None if weights is None else weights[:, 0])
+        precision = keras.metrics.Precision(thresholds=threshold)
+        precision.update_state(labels, probabilities, sample_weight=broadcast)
+        recall = keras.metrics.Recall(thresholds=threshold)
+        recall.update_state(labels, probabilities, sample_weight=broadcast)
+        found.update({f"accuracy/{key}": accuracy, f"precision/{key}": precision, f"recall/{key}": recall})
+    return found
 
 
 def _auc(labels, predictions, weights, curve):

@@ -27,10 +27,7 @@ class MultiLabelHead(heads.Head):
             raise ValueError(f"n_classes must be > 1 for multi-label classification, got {n_classes}")
         if loss_fn is not None:
             raise ValueError("MultiLabelHead(loss_fn=...) is not kept; write a model_fn for a custom loss")
-        self._thresholds = tuple(thresholds or ())
-        for threshold in self._thresholds:
-            if not 0.0 < threshold < 1.0:
-                raise ValueError(f"thresholds must be in (0, 1), got {threshold}")
+        self._thresholds = heads.checked_thresholds(thresholds)
         if label_vocabulary is not None and len(label_vocabulary) != n_classes:
             raise ValueError(f"label_vocabulary has {len(label_vocabulary)} entries; it needs n_classes = "
                              f"{n_classes}")
@@ -98,15 +95,7 @@ class MultiLabelHead(heads.Head):
         found = {"auc": _keras_metric(keras.metrics.AUC(name="auc"), labels, probabilities, weights),
                  "auc_precision_recall": _keras_metric(keras.metrics.AUC(curve="PR", name="auc_precision_recall"),
                                                        labels, probabilities, weights)}
-        for threshold in self._thresholds:
-            key = f"positive_threshold_{threshold:g}"
-            accuracy = keras.metrics.BinaryAccuracy(threshold=threshold)  # (per example: its classes' mean)
-            accuracy.update_state(labels, probabilities, sample_weight=None if weights is None else weights[:, 0])
-            found[f"accuracy/{key}"] = accuracy
-            found[f"precision/{key}"] = _keras_metric(keras.metrics.Precision(thresholds=threshold), labels,
-                                                      probabilities, weights)
-            found[f"recall/{key}"] = _keras_metric(keras.metrics.Recall(thresholds=threshold), labels,
-                                                   probabilities, weights)
+        found.update(heads.threshold_metrics(self._thresholds, labels, probabilities, weights))
         for class_id in self._class_metrics:
             suffix = f"class{class_id}" if self._label_vocabulary is None else self._label_vocabulary[class_id]
             class_probabilities = probabilities[:, class_id:class_id + 1]

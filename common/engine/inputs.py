@@ -111,6 +111,8 @@ def string_input_note(error, element_spec):
     lines = [line.strip() for line in text.splitlines() if line.strip()
              and not line.strip().startswith(("[[", "File ", "in user code"))]
     first_line = (lines[-1] if lines else type(error).__name__).rstrip(".")
+    if "label" in first_line.lower():  # a message that names the labels says enough
+        return None
     if labels is not None and all(is_string(spec) for spec in tf.nest.flatten(labels)):
         return (f"the labels input_fn gives are strings (dtype string), and model_fn uses them as numbers: "
                 f"{first_line}. Map them to integer class ids in input_fn (a tf.lookup.StaticHashTable), or give "

@@ -42,6 +42,8 @@ def estimator(case, **kwargs):
         "dnnml": lambda: (canned.DNNEstimator(canned.MultiLabelHead(3, weight_column="w", thresholds=[0.3],
                                                                     classes_for_class_based_metrics=[1]),
                                               [3], [a, b], **kwargs), LABELS_MULTI),
+        "dnnbt": lambda: (canned.DNNEstimator(canned.BinaryClassHead(weight_column="w", thresholds=[0.3, 0.7]),
+                                              [3], [a, b], **kwargs), LABELS2),
         "dnn3vocab": lambda: (canned.DNNClassifier([3], [a, b], n_classes=3, label_vocabulary=["p", "q", "r"],
                                                    **kwargs), np.array(["p", "q", "r"])[LABELS3]),
     }
