@@ -47,7 +47,7 @@ class ProbeInfo:
     export_outputs: Optional[Dict[str, type]]  # signature key -> ExportOutput class (PREDICT)
     graph_tensors: frozenset  # names of the ops in model_fn's graph, which hooks may ask for by name
     learning_rate: bool  # whether a train step can report the learning rate
-    summaries: bool  # whether model_fn wrote summaries other than scalars (images, histograms, ...)
+    summary_tensors: Tuple[str, ...]  # TF1 summary ops model_fn made (images, histograms, ...): their tensors' names
     scaffold: object  # the spec's Scaffold, or None
     checkpoint_inits: tuple  # CheckpointInits: how a new model starts (init_from_checkpoint)
 
@@ -69,7 +69,8 @@ class ProbeInfo:
             export_outputs=None if spec.export_outputs is None else {
                 key: type(output) for key, output in spec.export_outputs.items()},
             graph_tensors=frozenset(op.name for op in graph.get_operations()),
-            learning_rate=learning_rate, summaries=bool(record.summaries), scaffold=spec.scaffold,
+            learning_rate=learning_rate, summary_tensors=tuple(
+                t.name for t in record.summaries if t.dtype == tf.string), scaffold=spec.scaffold,
             checkpoint_inits=tuple(record.checkpoint_inits))
 
     def reset_metrics(self):

@@ -80,6 +80,11 @@ class TowerOutputs(NamedTuple):
     record: object = None                # the call's CallRecord (its deferred updates): not from a compiled tower
 
 
+def tower_scope(index):
+    """The name scope of tower `index`'s ops (its summaries' tags start with it)."""
+    return f"tower_{index}"
+
+
 def _integer_state_offset(values, tower_index):
     """The values with tower_index added to each integer value's first element."""
     shifted = []
@@ -244,7 +249,7 @@ class TowerStep:
         results = []
         for index, (device, (shard_features, shard_labels)) in enumerate(zip(self._plan.tower_devices, shards)):
             view = self._model.step_views[index]
-            with tf.device(device), tf.name_scope(f"tower_{index}"):
+            with tf.device(device), tf.name_scope(tower_scope(index)):
                 view.assign(step)
                 if compiled:
                     result = self._compiled_tower(index, variables, named)(
@@ -367,7 +372,7 @@ class TowerStep:
         count = tf.constant(0.0, tf.float64)
         totals = None
         for index, (device, (shard_features, shard_labels)) in enumerate(zip(self._plan.tower_devices, shards)):
-            with tf.device(device), tf.name_scope(f"tower_{index}"):
+            with tf.device(device), tf.name_scope(tower_scope(index)):
                 spec = self._model.call(shard_features, shard_labels, ModeKeys.EVAL).spec
                 examples = tf.cast(tf.shape(_first_leaf(shard_features))[0], tf.float64)
                 loss = tf.cast(spec.loss, tf.float64)
@@ -389,7 +394,7 @@ class TowerStep:
         shards = towers.split_batch(features, self._plan.num_towers, allow_uneven=True)
         per_tower = []
         for index, (device, shard) in enumerate(zip(self._plan.tower_devices, shards)):
-            with tf.device(device), tf.name_scope(f"tower_{index}"):
+            with tf.device(device), tf.name_scope(tower_scope(index)):
                 per_tower.append(_as_prediction_dict(self._model.call(shard, None, ModeKeys.PREDICT).spec.predictions))
         with tf.device(HOST_DEVICE):
             return {key: tf.concat([p[key] for p in per_tower], axis=0) for key in per_tower[0]}

@@ -15,6 +15,7 @@ import tensorflow as tf
 from absl import logging
 
 from common.engine import inputs, loops, train_loop
+from common.engine import step as step_module
 from common.estimator.parts import user_hooks
 from common.hooks import signals
 from common.hooks.protocol import Hook, RunContext
@@ -134,7 +135,8 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
         + ((signals.STOP_VALUE,) if cluster_stop else ())
     writer = tf.summary.create_file_writer(model_dir)
     context = RunContext(model_dir, values + ("global_step",), start, writer, save, state.store.latest,
-                         info.graph_tensors, model.global_step)
+                         info.graph_tensors, model.global_step, info.summary_tensors,
+                         summary_scope=step_module.tower_scope(0))
     try:
         with signals.StopRequests() as stop_requests:
             default_saver = [] if savers else [CheckpointSaverHook(

@@ -51,12 +51,18 @@ class RunContext:
     available_values: the names every step offers; graph_tensors: the names of
     tensors in model_fn's graph, which a step offers when a hook asks;
     global_step: the run's global-step variable (what TF1 hooks are given
-    for tf.train.get_global_step()).
+    for tf.train.get_global_step()); summary_tensors: the names of the
+    serialized Summary protos of the TF1 summary ops model_fn made (images,
+    histograms), for the summary hook to write as TF1's did, without the
+    name scope `summary_scope` of the tower that made them.
     """
 
     def __init__(self, model_dir, available_values, start_step=0, summary_writer=None,
-                 save_checkpoint=None, latest_checkpoint=None, graph_tensors=(), global_step=None):
+                 save_checkpoint=None, latest_checkpoint=None, graph_tensors=(), global_step=None,
+                 summary_tensors=(), summary_scope=""):
         self.model_dir = model_dir
+        self.summary_tensors = tuple(summary_tensors)
+        self.summary_scope = summary_scope
         self.global_step = global_step
         self.start_step = start_step
         self.available_values = tuple(available_values)

@@ -75,7 +75,9 @@ class CheckpointSaverHook(Hook):
 
 class SummarySaverHook(PeriodicHook):
     """Writes step values (default: all scalars the step offers) at the first step
-    of a run, then every N steps after the last write, as TF1's did (1, 101, 201)."""
+    of a run, then every N steps after the last write, as TF1's did (1, 101, 201);
+    and the TF1 summary ops model_fn made (images, histograms: tower 0's), as TF1's
+    wrote its merged summary."""
 
     first = True
     aligned = False
@@ -87,12 +89,16 @@ class SummarySaverHook(PeriodicHook):
     def begin(self, context):
         offered = [n for n in context.available_values if n not in ("global_step", STOP_VALUE)]
         self._names = self._names or tuple(offered)
+        self._summary_tensors = context.summary_tensors
 
     def before_step(self, step):
-        return self._names
+        return self._names + self._summary_tensors
 
     def _fire(self, step, values, context, elapsed):
         context.write_scalars(step, {name: values[name] for name in self._names})
+        if context.summary_writer is not None:
+            for name in self._summary_tensors:
+                summaries.write_serialized(context.summary_writer, step, values[name], context.summary_scope)
 
 
 class HParamsHook(Hook):

@@ -31,6 +31,16 @@ def write_text(writer, step, tag, text):
     _write(writer, step, summary)
 
 
+def write_serialized(writer, step, serialized, scope=""):
+    """Writes a serialized Summary proto (what a TF1 summary op computes) at `step`, its tags without the
+    name scope `scope` (a tower's) that TF1's single graph did not have."""
+    summary = summary_pb2.Summary.FromString(bytes(serialized))
+    for value in summary.value:
+        if scope and value.tag.startswith(scope + "/"):
+            value.tag = value.tag[len(scope) + 1:]
+    _write(writer, step, summary)
+
+
 def _write(writer, step, summary):
     with writer.as_default():
         tf.summary.experimental.write_raw_pb(summary.SerializeToString(), step=step)

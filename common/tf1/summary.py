@@ -4,8 +4,9 @@ In a TF1 graph a summary op inside model_fn was collected and written by the
 estimator's SummarySaverHook. Here a scalar written in a TRAIN call becomes
 one of the spec's scalars: averaged over towers, logged by a hook that asks
 for it by name, and written to TensorBoard every save_summary_steps. Other
-summary kinds (histograms, images, text) are refused by name. Outside
-model_fn, scalar is tf.summary.scalar.
+kinds (histograms, images, text, audio) are TF1's summary ops, whose
+serialized protos (tower 0's) the SummarySaverHook writes as TF1's wrote its
+merged summary. Outside model_fn, scalar is tf.summary.scalar.
 """
 
 import tensorflow as tf
@@ -30,16 +31,16 @@ def scalar(name, tensor=None, collections=None, family=None, data=None, step=Non
     return tf.constant(b"")
 
 
-def _refused(kind):
-    def refuse(name, *args, **kwargs):
-        raise NotImplementedError(
-            f"summary.{kind}({name!r}) inside model_fn is not supported: only scalar summaries are written from "
-            "model_fn (EstimatorSpec.scalars); write other summaries from a hook with tf.summary and the run's "
-            "writer (RunContext.summary_writer)")
-    return refuse
+def _tf1_kind(kind):
+    def summary(name, *args, **kwargs):
+        """TF1's summary op; inside model_fn, the run's SummarySaverHook writes it every save_summary_steps,
+        as TF1's did."""
+        return getattr(tf.compat.v1.summary, kind)(name, *args, **kwargs)
+    summary.__name__ = kind
+    return summary
 
 
-histogram = _refused("histogram")
-image = _refused("image")
-text = _refused("text")
-audio = _refused("audio")
+histogram = _tf1_kind("histogram")
+image = _tf1_kind("image")
+text = _tf1_kind("text")
+audio = _tf1_kind("audio")

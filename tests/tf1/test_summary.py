@@ -6,6 +6,8 @@ import tensorflow as tf
 
 import common
 import common.hooks
+from tensorflow.core.util import event_pb2
+
 from common.state import summaries
 from common.tf1 import layers, metrics, summary
 from common.tf1 import train as tf1_train
@@ -41,5 +43,32 @@ def test_scalar_summaries_in_model_fn_are_logged_and_written(tmp_path):
     assert len({float(v["batch_accuracy"]) for v in logged}) > 1
     written = summaries.read_scalars(str(tmp_path))
     assert {"mean_logit", "loss_again"} <= set(written) and [s for s, _ in written["mean_logit"]] == [1, 3]
-    with pytest.raises(NotImplementedError, match=r"summary.histogram\('w'\) inside model_fn is not supported"):
-        summary.histogram("w", tf.zeros([2]))
+
+
+def test_image_histogram_and_text_summaries_in_model_fn_are_written_as_tf1_wrote_them(tmp_path):
+    """TF1's summary ops (tf.compat.v1.summary.image & co., which the upgrade leaves as they are): the
+    SummarySaverHook writes tower 0's protos at its steps, as TF1's wrote the merged summary."""
+    def images_fn(features, labels, mode):
+        logits = layers.dense(features, 3, name="logits")
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+        tf.compat.v1.summary.image("inputs", tf.reshape(features[:, :4], [-1, 2, 2, 1]), max_outputs=2)
+        summary.histogram("logits", logits)
+        tf.compat.v1.summary.text("note", tf.constant("hello"))
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(loss))
+
+    features, labels = models.blobs(64)
+    est = common.Estimator(images_fn, str(tmp_path), config=common.RunConfig(
+        save_summary_steps=2, device_plan=models.plan(2)))
+    est.train(models.train_input(features, labels, 16), steps=4)
+    found = {}
+    for path in tf.io.gfile.glob(f"{tmp_path}/events.out.tfevents.*"):
+        for record in tf.data.TFRecordDataset(path):
+            event = event_pb2.Event.FromString(record.numpy())
+            for value in event.summary.value:
+                found.setdefault(value.tag, []).append((event.step, value))
+    assert [step for step, _ in found["inputs/image/0"]] == [1, 3] and "inputs/image/2" not in found
+    image = found["inputs/image/0"][0][1].image
+    assert (image.height, image.width, image.colorspace) == (2, 2, 1) and image.encoded_image_string[:4] == b"\x89PNG"
+    histogram = found["logits_1"][0][1].histo  # TF1's tag too: the layer's "logits" scope came first
+    assert histogram.num == 8 * 3  # tower 0's shard of 8 examples, 3 logits each
+    assert [step for step, _ in found["note"]] == [1, 3]
