@@ -16,8 +16,10 @@ optimizers), and a Keras 3 model of the same shape on
 encodings) fit on the same rows. Each trains --warmup_steps, then is timed
 over --train_steps more (a second train() call: tf.estimator's per-call
 graph building is counted as its users paid it) and --eval_steps of
-evaluation. Prints examples/sec for each and the ratios (goal: training
->= 1.5x tf.estimator 2.15's, >= 1.0x Keras's).
+evaluation, in --repeats processes per side (one at a time: a rate varies
+by up to 1.5x between processes here). Prints the median examples/sec of
+each side and the ratios (goal: training >= 1.5x tf.estimator 2.15's,
+>= 1.0x Keras's).
 """
 
 import json
@@ -37,6 +39,10 @@ flags.DEFINE_integer("train_steps", 1500, "Timed training steps.")
 flags.DEFINE_integer("eval_steps", 300, "Timed evaluation steps.")
 flags.DEFINE_string("reference_python", os.environ.get("TF215_PYTHON", "/work/ref215/venv/bin/python"),
                     "Python of a virtualenv with tensorflow-cpu==2.15.1 ('' to leave tf.estimator out).")
+flags.DEFINE_integer("repeats", 3, "Processes per side; the median is compared (a side's rate varies by 1.5x "
+                     "between processes on this 2-core machine).")
+flags.DEFINE_integer("steps_per_loop", 1, "common.canned's RunConfig(steps_per_loop=): steps per compiled call "
+                     "(1, the default, calls back to Python after every step as tf.estimator's session did).")
 flags.DEFINE_enum("side", None, ["ours", "tf215", "keras"], "Internal: measure one side on --data.")
 flags.DEFINE_string("data", None, "Internal: the .npz the sides read.")
 
@@ -101,13 +107,16 @@ def measure_estimator(side):
     """(train, eval) examples/sec of a DNNLinearCombinedClassifier: common.canned's or tf.estimator's."""
     import tensorflow as tf
     if side == "ours":
+        import common
         import common.canned
         estimator_class = common.canned.DNNLinearCombinedClassifier
+        config = common.RunConfig(steps_per_loop=FLAGS.steps_per_loop)
     else:
         estimator_class = tf.estimator.DNNLinearCombinedClassifier
+        config = None
     features, labels = read_data(FLAGS.data)
     wide, deep = feature_columns(tf.feature_column)
-    estimator = estimator_class(model_dir=tempfile.mkdtemp(prefix=f"premade_{side}_"),
+    estimator = estimator_class(model_dir=tempfile.mkdtemp(prefix=f"premade_{side}_"), config=config,
                                 linear_feature_columns=wide, dnn_feature_columns=deep, dnn_hidden_units=[100, 50])
     train_input = _input_fn(tf, features, labels, repeat=True)
     eval_input = _input_fn(tf, features, labels, repeat=False)
@@ -164,11 +173,18 @@ def measure_keras():
 
 
 def run_side(side, python, data):
+    """(train, eval) examples/sec of one side: the medians over --repeats processes, run in turn."""
+    runs = [run_once(side, python, data) for _ in range(FLAGS.repeats)]
+    return float(np.median([r[0] for r in runs])), float(np.median([r[1] for r in runs])), runs
+
+
+def run_once(side, python, data):
     """(train, eval) examples/sec of one side, in its own process; exits with its log if it fails."""
     import harness
     command = [python, os.path.abspath(__file__), f"--side={side}", f"--data={data}",
                f"--batch_size={FLAGS.batch_size}", f"--warmup_steps={FLAGS.warmup_steps}",
-               f"--train_steps={FLAGS.train_steps}", f"--eval_steps={FLAGS.eval_steps}"]
+               f"--train_steps={FLAGS.train_steps}", f"--eval_steps={FLAGS.eval_steps}",
+               f"--steps_per_loop={FLAGS.steps_per_loop}"]
     out, err, status, _ = harness.run_measuring_memory(command)
     lines = [line for line in out.splitlines() if line.startswith("FIGURES ")]
     if status or not lines:
@@ -191,9 +207,11 @@ def main(argv):
         if FLAGS.reference_python:
             sides["tf.estimator 2.15"] = run_side("tf215", FLAGS.reference_python, data)
     print(f"premade_throughput: DNNLinearCombinedClassifier, {FLAGS.rows} rows, batch {FLAGS.batch_size}, "
-          f"{FLAGS.train_steps} timed training steps, {FLAGS.eval_steps} evaluation steps")
-    for name, (train, evaluate) in sides.items():
-        print(f"  {name:26s} train {train:9.0f} ex/s   eval {evaluate:9.0f} ex/s")
+          f"{FLAGS.train_steps} timed training steps, {FLAGS.eval_steps} evaluation steps, common.canned's "
+          f"steps_per_loop={FLAGS.steps_per_loop}")
+    for name, (train, evaluate, runs) in sides.items():
+        print(f"  {name:26s} train {train:9.0f} ex/s   eval {evaluate:9.0f} ex/s   (runs, train/eval: "
+X
     ours = sides["common.canned"]
     for name, goal in (("tf.estimator 2.15", 1.5), ("Keras 3 FeatureSpace fit", 1.0)):
         if name in sides:
