@@ -211,7 +211,7 @@ def main(argv):
           f"steps_per_loop={FLAGS.steps_per_loop}")
     for name, (train, evaluate, runs) in sides.items():
         print(f"  {name:26s} train {train:9.0f} ex/s   eval {evaluate:9.0f} ex/s   (runs, train/eval: "
-X
+              f"{', '.join(f'{t:.0f}/{e:.0f}' for t, e in runs)})")
     ours = sides["common.canned"]
     for name, goal in (("tf.estimator 2.15", 1.5), ("Keras 3 FeatureSpace fit", 1.0)):
         if name in sides:

@@ -72,8 +72,8 @@ def check_exporters(model_dir, eval_specs):
 
 
 class SpaceCheck:
-    """A saving listener that checks the exporters' folders again at a fresh model dir's first checkpoint
-    (saved before step 1), when the model's size is first known."""
+    """A saving listener, for a fresh model dir only, that checks the exporters' folders again at its first
+    checkpoint (step 0's, saved before step 1), when the model's size is first known."""
 
     hears_initial_save = True
 

@@ -41,7 +41,6 @@ def run_evaluator(estimator, train_spec, eval_spec, poll_secs=1.0, idle_secs=60.
     checkpoint and no run holds its writer lock (a mistyped --model_dir)."""
     model_dir = estimator.model_dir
     max_steps = train_spec.max_steps
-    model_dir_lock.hold_evaluator(estimator.eval_dir(eval_spec.name))
     store = CheckpointStore(model_dir)
     done_evaluations = evaluations.Evaluations([eval_spec], max_steps, clock=clock)
     if eval_spec.start_delay_secs:
@@ -62,6 +61,7 @@ def run_evaluator(estimator, train_spec, eval_spec, poll_secs=1.0, idle_secs=60.
             if not tf.io.gfile.exists(prefix + ".index"):
                 logging.warning("Evaluator: %s was deleted before it could be evaluated.", prefix)
                 continue
+            model_dir_lock.hold_evaluator(estimator.eval_dir(eval_spec.name))  # (a second one is refused here)
             try:
                 done_evaluations.evaluate(estimator, step, eval_spec, checkpoint_path=prefix)
             except CheckpointDamagedError as error:  # as training does: passed over, the next one evaluated

@@ -97,7 +97,8 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
         train_on(estimator, train_spec)
         return None, None
     preflight.check_exporters(estimator.model_dir, eval_specs)  # before step 1, not at the first export
-    train_on(estimator, train_spec, saving_listeners=[preflight.SpaceCheck(eval_specs), listener])
+    fresh = [] if estimator.latest_checkpoint() else [preflight.SpaceCheck(eval_specs)]  # (at its step-0 save)
+    train_on(estimator, train_spec, saving_listeners=fresh + [listener])
     latest = estimator.latest_checkpoint()
     final_step = int(estimator.get_variable_value("global_step")) if latest else None
     for spec in eval_specs:

@@ -143,11 +143,11 @@ def test_on_a_model_dir_with_no_checkpoint_and_no_chief_it_gives_up_after_the_st
 
     with caplog.at_level("INFO"), pytest.raises(
             evaluator.NothingToEvaluateError, match=rf"no checkpoint appeared in {tmp_path}/mistyped in 30 s, and no "
-                                                    r"run trains there \(it holds no checkpoint\)"):
+                                                    r"run trains there \(the folder does not exist\)"):
         evaluator.run_evaluator(watcher, *_specs(10), poll_secs=5, clock=lambda: now[0], sleep=sleep,
                                 first_checkpoint_secs=30)
     assert f"evaluating the checkpoints of {tmp_path}/mistyped as they appear (giving up after 30 s" in caplog.text
-    assert now[0] == 30
+    assert now[0] == 30 and not (tmp_path / "mistyped").exists()  # nothing made for a mistyped model dir
 
 
 def test_a_damaged_checkpoint_is_passed_over_and_the_next_one_evaluated(tmp_path, caplog):
