@@ -98,20 +98,16 @@ def _integer_state_offset(values, tower_index):
 
 
 def _refuse_a_loss_without_gradients(tower: TowerOutputs, variables: TrainVariables):
-    """Raises, while the step is traced (before any step runs), when an update gets no gradient for any of its
-    variables: the loss does not depend on them, and training would only count steps (tf.estimator raised)."""
-    if variables.optimizer is not None:
-        updates = [(tower.grads, [t.name for t in variables.trainable])]
-    else:
-        updates = [(grads, [getattr(v, "path", None) or v.name.split(":")[0] for _, v in update.grads_and_vars])
-                   for grads, update in zip(tower.update_grads, tower.record.updates if tower.record else [])]
-    for grads, names in updates:
-        if names and all(g is None for g in grads):
-            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-            raise ValueError(f"No gradients provided for any variable: model_fn's loss depends on none of the "
-                             f"{len(names)} variables it trains ({shown}); nothing would train. Compute the loss "
-                             "from the model's outputs (not from labels or constants alone, nor through "
-                             "tf.stop_gradient or numpy).")
+    """Raises, while the step is traced (before any step runs), when the spec's optimizer gets no gradient for
+    any variable: the loss does not depend on them, and training would only count steps (tf.estimator raised;
+    optimizers model_fn applies itself, TF1's and Keras's, refuse that themselves)."""
+    names = [t.name for t in variables.trainable]
+    if variables.optimizer is not None and names and all(g is None for g in tower.grads):
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        raise ValueError(f"No gradients provided for any variable: model_fn's loss depends on none of the "
+                         f"{len(names)} variables it trains ({shown}); nothing would train. Compute the loss "
+                         "from the model's outputs (not from labels or constants alone, nor through "
+                         "tf.stop_gradient or numpy).")
 
 
 def _nan_unless_finite(loss, grads, device):
