@@ -1,12 +1,14 @@
 """Hooks that write the run down: checkpoints, summaries, hyperparameters."""
 
 import math
+import os
 import time
 
 import numpy as np
+import tensorflow as tf
 from absl import logging
 
-from common.hooks.protocol import Hook, PeriodicHook
+from common.hooks.protocol import Hook, PeriodicHook, value_name
 from common.hooks.signals import STOP_VALUE
 from common.hooks.triggers import Trigger
 from common.state import summaries
@@ -82,23 +84,47 @@ class SummarySaverHook(PeriodicHook):
     first = True
     aligned = False
 
-    def __init__(self, save_steps=100, save_secs=None, names=None, clock=time.time):
-        super().__init__(save_steps, save_secs, clock)
+    def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None, scaffold=None,
+                 summary_op=None, names=None, clock=time.time):
+        """TF1's arguments, in its order (every 100 steps when neither save_steps nor save_secs says):
+        summary_op (a TF1 summary tensor of model_fn, merge_all()'s, or a list of them) is what it writes then,
+        instead of every summary; output_dir / summary_writer: the model dir's (or another folder's) events;
+        scaffold: accepted, unused."""
+        super().__init__(save_steps if save_steps is not None or save_secs is not None else 100, save_secs, clock)
+        del scaffold
         self._names = tuple(names) if names else None
+        ops = summary_op if isinstance(summary_op, (list, tuple)) else [summary_op] if summary_op is not None else []
+        self._summary_ops = tuple(value_name(op) for op in ops)
+        self._output_dir, self._own_writer = output_dir, summary_writer
 
     def begin(self, context):
-        offered = [n for n in context.available_values if n not in ("global_step", STOP_VALUE)]
-        self._names = self._names or tuple(offered)
-        self._summary_tensors = context.summary_tensors
+        if self._summary_ops:  # TF1's hook of one summary op writes that alone
+            self._names = self._names or ()
+            self._summary_tensors = self._summary_ops
+        else:
+            offered = [n for n in context.available_values if n not in ("global_step", STOP_VALUE)]
+            self._names = self._names or tuple(offered)
+            self._summary_tensors = context.summary_tensors
+        self._writer = self._own_writer or context.summary_writer
+        if self._own_writer is None and self._output_dir and \
+                os.path.abspath(self._output_dir) != os.path.abspath(context.model_dir):
+            self._writer = tf.summary.create_file_writer(self._output_dir)
 
     def before_step(self, step):
         return self._names + self._summary_tensors
 
+    def end(self, step, context):
+        super().end(step, context)
+        if self._writer is not None and self._writer is not self._own_writer \
+                and self._writer is not context.summary_writer:
+            self._writer.close()  # the one it made for its output_dir
+
     def _fire(self, step, values, context, elapsed):
-        context.write_scalars(step, {name: values[name] for name in self._names})
-        if context.summary_writer is not None:
+        if self._names:
+            context.write_scalars(step, {name: values[name] for name in self._names})
+        if self._writer is not None:
             for name in self._summary_tensors:
-                summaries.write_serialized(context.summary_writer, step, values[name], context.summary_scope)
+                summaries.write_serialized(self._writer, step, values[name], context.summary_scope)
 
 
 class HParamsHook(Hook):

@@ -6,7 +6,8 @@ one of the spec's scalars: averaged over towers, logged by a hook that asks
 for it by name, and written to TensorBoard every save_summary_steps. Other
 kinds (histograms, images, text, audio) are TF1's summary ops, whose
 serialized protos (tower 0's) the SummarySaverHook writes as TF1's wrote its
-merged summary. Outside model_fn, scalar is tf.summary.scalar.
+merged summary. tf.summary's spellings of those (name, data, step, ...)
+are `<kind>_v2`. Outside model_fn, scalar is tf.summary.scalar.
 """
 
 import tensorflow as tf
@@ -44,3 +45,23 @@ histogram = _tf1_kind("histogram")
 image = _tf1_kind("image")
 text = _tf1_kind("text")
 audio = _tf1_kind("audio")
+
+
+def _tf2_spelling(kind, tf1_arguments):
+    def summary(name, data, step=None, *args, **kwargs):
+        """tf.summary's spelling (name, data, step, ...): inside model_fn, TF1's op of that kind, written by the
+        run's SummarySaverHook at its steps (`step` is its step); outside, tf.summary's (which needs the
+        tensorboard package)."""
+        if not registry.running_model_fn():
+            return getattr(tf.summary, kind)(name, data, step, *args, **kwargs)
+        options = dict(zip(tf1_arguments, args), **kwargs)
+        return getattr(tf.compat.v1.summary, kind)(name, data, **{k: v for k, v in options.items()
+                                                                   if k in tf1_arguments})
+    summary.__name__ = f"{kind}_v2"
+    return summary
+
+
+histogram_v2 = _tf2_spelling("histogram", ())  # (buckets, description: TF1's op has neither)
+image_v2 = _tf2_spelling("image", ("max_outputs",))
+text_v2 = _tf2_spelling("text", ())
+audio_v2 = _tf2_spelling("audio", ("sample_rate", "max_outputs"))

@@ -17,7 +17,7 @@ import tokenize
 
 from common.upgrade import aliases, idioms, positions, scopes, tf_names
 from common.upgrade.idioms import Change
-from common.upgrade.renames import KERAS_PREFIXES, REMOVED_CALLS, RENAMES, UNSUPPORTED
+from common.upgrade.renames import KERAS_PREFIXES, REMOVED_CALLS, RENAMES, TF2_MEANINGS, UNSUPPORTED
 
 class NotRewritable(ValueError):
     """Valid Python the upgrade cannot rewrite without changing what it does not own."""
@@ -143,6 +143,8 @@ def _rewrite_name(tokens, first, last, name, tensorflow_aliases, tf1_program):
                     [Change(start[0], start[1], f"commented out {name}(): this project runs TF2 eagerly")], name)
         return [], [Change(start[0], start[1], f"{name}() must go: this project runs TF2 eagerly", refused=True)], name
     prefix, prefix_last = _rename(tokens, first, canonical, head_size, head_tokens)
+    if tf1_program and prefix in TF2_MEANINGS:
+        prefix = None  # TF1's meaning of the name: moved below
     moved = None
     if prefix is None and head_tokens == 1 and tensorflow_aliases.get(name.split(".")[0]) == "tf" \
             and _longest_prefix(canonical, UNSUPPORTED) is None:

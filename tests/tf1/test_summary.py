@@ -72,3 +72,43 @@ def test_image_histogram_and_text_summaries_in_model_fn_are_written_as_tf1_wrote
     histogram = found["logits_1"][0][1].histo  # TF1's tag too: the layer's "logits" scope came first
     assert histogram.num == 8 * 3  # tower 0's shard of 8 examples, 3 logits each
     assert [step for step, _ in found["note"]] == [1, 3]
+
+
+def test_merge_all_in_a_tf1_summary_saver_hook_is_written_to_its_output_dir(tmp_path):
+    """TF1's SummarySaverHook(summary_op=tf.summary.merge_all(), output_dir=...) among the training hooks."""
+    def merged_fn(features, labels, mode):
+        logits = layers.dense(features, 3, name="logits")
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+        tf.compat.v1.summary.histogram("activations", logits)
+        hook = common.hooks.SummarySaverHook(save_steps=1, output_dir=str(tmp_path / "merged"),
+                                             summary_op=tf.compat.v1.summary.merge_all())
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(loss),
+                                    training_hooks=[hook])
+
+    features, labels = models.blobs(64)
+    est = common.Estimator(merged_fn, str(tmp_path / "model"), config=common.RunConfig(save_summary_steps=100))
+    est.train(models.train_input(features, labels, 16), steps=3)
+    steps = [event_pb2.Event.FromString(r.numpy()).step
+             for path in tf.io.gfile.glob(f"{tmp_path}/merged/events.out.tfevents.*")
+             for r in tf.data.TFRecordDataset(path)
+             if any(v.tag == "activations" for v in event_pb2.Event.FromString(r.numpy()).summary.value)]
+    assert steps == [1, 2, 3]
+
+
+def test_tf_summarys_spellings_in_model_fn_are_written_too(tmp_path):
+    """tf.summary.image / histogram (name, data, step): what the upgrade writes for a TF2-era file's."""
+    def v2_fn(features, labels, mode):
+        logits = layers.dense(features, 3, name="logits")
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+        step = common.get_global_step()
+        summary.image_v2("inputs", tf.reshape(features[:, :4], [-1, 2, 2, 1]), step, max_outputs=1)
+        summary.histogram_v2("activations", logits, step=step, buckets=10)
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(loss))
+
+    features, labels = models.blobs(64)
+    est = common.Estimator(v2_fn, str(tmp_path), config=common.RunConfig(save_summary_steps=2))
+    est.train(models.train_input(features, labels, 16), steps=3)
+    tags = {(v.tag, event_pb2.Event.FromString(r.numpy()).step)
+            for path in tf.io.gfile.glob(f"{tmp_path}/events.out.tfevents.*") for r in tf.data.TFRecordDataset(path)
+            for v in event_pb2.Event.FromString(r.numpy()).summary.value}
+    assert {("inputs/image", 1), ("inputs/image", 3), ("activations", 1), ("activations", 3)} <= tags

@@ -304,3 +304,17 @@ def test_tf_compat_v1_spelled_out_under_a_compat_v1_alias_is_read_as_tf_compat_v
         opt = tf.train.AdamOptimizer(0.1)
         ''')
     assert "mean = common.tf1.metrics.mean(x)" in new and "opt = common.tf1.train.AdamOptimizer(0.1)" in new
+
+
+def test_tf_summary_image_is_tf2s_in_a_tf2_file_and_tf1s_in_a_tf1_original():
+    tf2, _ = upgrade('''\
+        import tensorflow as tf
+        tf.summary.image("x", images, step=1)
+        ''')
+    assert "common.tf1.summary.image_v2(\"x\", images, step=1)" in tf2
+    tf1, _ = upgrade('''\
+        import tensorflow as tf
+        w = tf.get_variable("w", [1])
+        tf.summary.image("x", images, 2)
+        ''')
+    assert "tf.compat.v1.summary.image(\"x\", images, 2)" in tf1  # TF1's third argument: max_outputs
