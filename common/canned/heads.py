@@ -128,6 +128,28 @@ class Head:
         return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op)
 
 
+def vocabulary_ids(labels, vocabulary):
+    """String labels as their int64 index in `vocabulary` (-1 for a string not in it)."""
+    table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
+        tf.constant(vocabulary), tf.range(len(vocabulary), dtype=tf.int64)), -1)
+    return table.lookup(labels)
+
+
+def checked_below(ids, limit, message):
+    """int64 `ids`, checked (when run) to lie in [0, limit)."""
+    ids = tf.cast(ids, tf.int64)
+    with tf.control_dependencies([tf.debugging.assert_non_negative(ids, message=message),
+                                  tf.debugging.assert_less(ids, tf.constant(limit, tf.int64), message=message)]):
+        return tf.identity(ids)
+
+
+def all_class_names(logits, n_classes, vocabulary):
+    """Every class's name (the vocabulary's, or its id as a string) for each example: [batch, n_classes]."""
+    names = tf.constant([vocabulary]) if vocabulary is not None else \
+        tf.strings.as_string(tf.range(n_classes)[tf.newaxis, :])
+    return tf.tile(names, [tf.shape(logits)[0], 1])
+
+
 def _flat(weights):
     return None if weights is None else tf.reshape(weights, [-1])
 
@@ -156,9 +178,7 @@ class _ClassHead(Head):
         if self._label_vocabulary is not None:
             if labels.dtype != tf.string:
                 raise ValueError(f"labels are {labels.dtype.name}; with a label_vocabulary they must be strings")
-            table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
-                tf.constant(self._label_vocabulary), tf.range(self._n_classes, dtype=tf.int64)), -1)
-            ids = table.lookup(labels)
+            ids = vocabulary_ids(labels, self._label_vocabulary)
             message = f"Labels must be in label_vocabulary {self._label_vocabulary}"
         else:
             if labels.dtype == tf.string:
@@ -169,10 +189,7 @@ class _ClassHead(Head):
                                  f"[0, {self._n_classes})")
             ids = tf.cast(labels, tf.int64)
             message = f"Labels must be integers in [0, {self._n_classes}) (n_classes={self._n_classes})"
-        checks = [tf.debugging.assert_non_negative(ids, message=message),
-                  tf.debugging.assert_less(ids, tf.constant(self._n_classes, tf.int64), message=message)]
-        with tf.control_dependencies(checks):
-            return tf.identity(ids)
+        return checked_below(ids, self._n_classes, message)
 
     def _classes_of(self, class_ids):
         if self._label_vocabulary is not None:
@@ -180,9 +197,7 @@ class _ClassHead(Head):
         return tf.strings.as_string(class_ids)
 
     def _all_classes(self, logits):
-        names = tf.constant([self._label_vocabulary]) if self._label_vocabulary is not None else \
-            tf.strings.as_string(tf.range(self._n_classes)[tf.newaxis, :])
-        return tf.tile(names, [tf.shape(logits)[0], 1])
+        return all_class_names(logits, self._n_classes, self._label_vocabulary)
 
     def _class_predictions(self, logits, probabilities):
         class_ids = tf.expand_dims(tf.argmax(logits, axis=-1), -1)
@@ -254,8 +269,8 @@ class BinaryClassHead(_ClassHead):
                 "prediction/mean": metrics.mean(logistic, weights),
                 "label/mean": label_mean,
                 "accuracy_baseline": baseline,
-                "auc": _auc(labels, logistic, weights, "ROC"),
-                "auc_precision_recall": _auc(labels, logistic, weights, "PR"),
+                "auc": auc(labels, logistic, weights, "ROC"),
+                "auc_precision_recall": auc(labels, logistic, weights, "PR"),
                 **threshold_metrics(self._thresholds, labels, logistic, weights)}
 
     def _export_outputs(self, predictions):
@@ -289,9 +304,12 @@ def threshold_metrics(thresholds, labels, probabilities, weights):
     return found
 
 
-def _auc(labels, predictions, weights, curve):
-    """Keras's AUC (200 thresholds; PR by careful interpolation), as tf.estimator 2.15's heads updated it."""
+def auc(labels, predictions, weights, curve):
+    """Keras's AUC (200 thresholds; PR by careful interpolation), as tf.estimator 2.15's heads updated it (the
+    weights [batch, 1] broadcast over predictions of several classes)."""
     metric = keras.metrics.AUC(curve=curve, name="auc" if curve == "ROC" else "auc_precision_recall")
+    if weights is not None:
+        weights = tf.broadcast_to(weights, tf.shape(predictions))
     metric.update_state(labels, predictions, sample_weight=weights)
     return metric
 

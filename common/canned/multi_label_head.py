@@ -10,7 +10,6 @@ auc_precision_recall, accuracy / precision / recall at each of
 class in classes_for_class_based_metrics.
 """
 
-import keras
 import tensorflow as tf
 
 from common.canned import heads
@@ -57,15 +56,9 @@ class MultiLabelHead(heads.Head):
             if values.dtype == tf.string:
                 if self._label_vocabulary is None:
                     raise ValueError("labels are strings: give the head label_vocabulary=[...]")
-                table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(
-                    tf.constant(self._label_vocabulary), tf.range(self._n_classes, dtype=tf.int64)), -1)
-                values = table.lookup(values)
-            message = f"labels must be class ids in [0, {self._n_classes})"
-            values = tf.cast(values, tf.int64)
-            with tf.control_dependencies([tf.debugging.assert_non_negative(values, message=message),
-                                          tf.debugging.assert_less(values, tf.constant(self._n_classes, tf.int64),
-                                                                   message=message)]):
-                ids = tf.SparseTensor(labels.indices, tf.identity(values), labels.dense_shape)
+                values = heads.vocabulary_ids(values, self._label_vocabulary)
+            values = heads.checked_below(values, self._n_classes, f"labels must be class ids in [0, {self._n_classes})")
+            ids = tf.SparseTensor(labels.indices, values, labels.dense_shape)
             return tf.cast(tf.sparse.to_indicator(ids, self._n_classes), tf.int64)
         labels = tf.convert_to_tensor(labels)
         if labels.dtype == tf.string or labels.dtype.is_floating:
@@ -74,17 +67,11 @@ class MultiLabelHead(heads.Head):
         if labels.shape.rank is not None and labels.shape[-1] not in (None, self._n_classes):
             raise ValueError(f"labels have shape {labels.shape}; a multi-hot label needs its last dimension to be "
                              f"n_classes = {self._n_classes}")
-        message = "labels must be an integer indicator Tensor with values in [0, 1]"
-        labels = tf.cast(labels, tf.int64)
-        with tf.control_dependencies([tf.debugging.assert_non_negative(labels, message=message),
-                                      tf.debugging.assert_less(labels, tf.constant(2, tf.int64), message=message)]):
-            return tf.identity(labels)
+        return heads.checked_below(labels, 2, "labels must be an integer indicator Tensor with values in [0, 1]")
 
     def predictions(self, logits):
-        names = tf.constant([self._label_vocabulary]) if self._label_vocabulary is not None else \
-            tf.strings.as_string(tf.range(self._n_classes)[tf.newaxis, :])
         return {"logits": logits, "probabilities": tf.sigmoid(logits),
-                "classes": tf.tile(names, [tf.shape(logits)[0], 1])}
+                "classes": heads.all_class_names(logits, self._n_classes, self._label_vocabulary)}
 
     def _unweighted_loss(self, labels, logits):
         per_class = tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.cast(labels, logits.dtype), logits=logits)
@@ -92,18 +79,16 @@ class MultiLabelHead(heads.Head):
 
     def _metrics(self, labels, predictions, weights):
         probabilities = predictions["probabilities"]
-        found = {"auc": _keras_metric(keras.metrics.AUC(name="auc"), labels, probabilities, weights),
-                 "auc_precision_recall": _keras_metric(keras.metrics.AUC(curve="PR", name="auc_precision_recall"),
-                                                       labels, probabilities, weights)}
+        found = {"auc": heads.auc(labels, probabilities, weights, "ROC"),
+                 "auc_precision_recall": heads.auc(labels, probabilities, weights, "PR")}
         found.update(heads.threshold_metrics(self._thresholds, labels, probabilities, weights))
         for class_id in self._class_metrics:
             suffix = f"class{class_id}" if self._label_vocabulary is None else self._label_vocabulary[class_id]
             class_probabilities = probabilities[:, class_id:class_id + 1]
             class_labels = labels[:, class_id:class_id + 1]
             found[f"probability_mean/{suffix}"] = metrics.mean(class_probabilities, weights)
-            found[f"auc/{suffix}"] = _keras_metric(keras.metrics.AUC(), class_labels, class_probabilities, weights)
-            found[f"auc_precision_recall/{suffix}"] = _keras_metric(keras.metrics.AUC(curve="PR"), class_labels,
-                                                                    class_probabilities, weights)
+            found[f"auc/{suffix}"] = heads.auc(class_labels, class_probabilities, weights, "ROC")
+            found[f"auc_precision_recall/{suffix}"] = heads.auc(class_labels, class_probabilities, weights, "PR")
         return found
 
     def _export_outputs(self, predictions):
@@ -111,11 +96,3 @@ class MultiLabelHead(heads.Head):
         return {heads.DEFAULT_SERVING_KEY: output, heads.CLASSIFY_KEY: output,
                 heads.PREDICT_KEY: PredictOutput(predictions)}
 
-
-def _keras_metric(metric, labels, predictions, weights):
-    """A Keras metric updated on the batch, as tf.estimator 2.15's head updated its metrics (the weights
-    [batch, 1] broadcast over the classes)."""
-    if weights is not None:
-        weights = tf.broadcast_to(weights, tf.shape(predictions))
-    metric.update_state(labels, predictions, sample_weight=weights)
-    return metric

@@ -98,6 +98,10 @@ def shard_signature(dataset):
     return tf.nest.map_structure(_batchless, dataset.element_spec)
 
 
+def _is_string(spec):
+    return getattr(spec, "dtype", None) == tf.string
+
+
 def string_input_note(error, element_spec):
     """What to tell the owner when a step failed on strings that input_fn gave (labels first, then feature
     keys), or None: "Cast string to int64 is not supported [[node tower_0/Cast]]" does not say they were the
@@ -107,19 +111,18 @@ def string_input_note(error, element_spec):
         return None
     features, labels = element_spec if isinstance(element_spec, tuple) and len(element_spec) == 2 \
         else (element_spec, None)
-    is_string = lambda spec: getattr(spec, "dtype", None) == tf.string  # noqa: E731
     lines = [line.strip() for line in text.splitlines() if line.strip()
              and not line.strip().startswith(("[[", "File ", "in user code"))]
     first_line = (lines[-1] if lines else type(error).__name__).rstrip(".")
     if "label" in first_line.lower():  # a message that names the labels says enough
         return None
-    if labels is not None and all(is_string(spec) for spec in tf.nest.flatten(labels)):
+    if labels is not None and all(_is_string(spec) for spec in tf.nest.flatten(labels)):
         return (f"the labels input_fn gives are strings (dtype string), and model_fn uses them as numbers: "
                 f"{first_line}. Map them to integer class ids in input_fn (a tf.lookup.StaticHashTable), or give "
                 "a premade estimator label_vocabulary=[...]")
     keys = sorted(key for key, spec in (features.items() if isinstance(features, dict) else [])
-                  if is_string(spec))
-    if keys or is_string(features):
+                  if _is_string(spec))
+    if keys or _is_string(features):
         named = f"the feature(s) {', '.join(repr(k) for k in keys)}" if keys else "the features"
         return (f"{named} input_fn gives are strings (dtype string), and model_fn "
                 f"uses them as numbers: {first_line}. Parse or look them up in input_fn (tf.strings.to_number, "

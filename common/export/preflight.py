@@ -16,6 +16,8 @@ import tempfile
 
 import tensorflow as tf
 
+from common.state.checkpoint_store import CheckpointStore
+
 MARGIN_BYTES = 1 << 20  # a SavedModel's graph and signatures beside its variables
 
 
@@ -34,7 +36,7 @@ def _nearest_existing(path):
 
 def checkpoint_bytes(model_dir):
     """The size of the newest checkpoint's files in model_dir (0 when there is none)."""
-    latest = tf.train.latest_checkpoint(model_dir)
+    latest = CheckpointStore(model_dir).latest()
     if latest is None:
         return 0
     return sum(os.path.getsize(path) for path in tf.io.gfile.glob(latest + ".*") if os.path.isfile(path))

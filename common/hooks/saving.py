@@ -105,13 +105,20 @@ class SummarySaverHook(PeriodicHook):
             offered = [n for n in context.available_values if n not in ("global_step", STOP_VALUE)]
             self._names = self._names or tuple(offered)
             self._summary_tensors = context.summary_tensors
+        self._context = context
         self._writer = self._own_writer or context.summary_writer
         if self._own_writer is None and self._output_dir and \
                 os.path.abspath(self._output_dir) != os.path.abspath(context.model_dir):
             self._writer = tf.summary.create_file_writer(self._output_dir)
 
     def before_step(self, step):
-        return self._names + self._summary_tensors
+        if not self._summary_tensors:
+            return self._names
+        # The protos are fetched (a step outside the compiled loop) only for a call that ends where the hook
+        # fires; a seconds trigger cannot be told in advance.
+        firing = self._trigger.every_secs is not None or \
+            self._trigger.should_trigger(step + self._context.steps_coming)
+        return self._names + (self._summary_tensors if firing else ())
 
     def end(self, step, context):
         super().end(step, context)
@@ -123,7 +130,7 @@ class SummarySaverHook(PeriodicHook):
         if self._names:
             context.write_scalars(step, {name: values[name] for name in self._names})
         if self._writer is not None:
-            for name in self._summary_tensors:
+            for name in (n for n in self._summary_tensors if n in values):  # (the input may end a call early)
                 summaries.write_serialized(self._writer, step, values[name], context.summary_scope)
 
 

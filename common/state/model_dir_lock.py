@@ -83,10 +83,10 @@ def hold_evaluator(eval_dir):
 
 
 def _take(folder, name, refusal):
-    os.makedirs(folder, exist_ok=True)
     path = os.path.realpath(os.path.join(folder, name))
-    if path in _HELD:
+    if path in _HELD:  # (this process holds it: the evaluator asks at every evaluation)
         return
+    os.makedirs(folder, exist_ok=True)
     lock_file = open(path, "a+", encoding="utf-8")
     try:
         fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)

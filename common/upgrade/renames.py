@@ -40,8 +40,6 @@ CANNED_NAMES = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearClassifi
                 "BinaryClassHead", "MultiClassHead", "MultiLabelHead", "RegressionHead", "BoostedTreesClassifier",
                 "BoostedTreesRegressor", "BoostedTreesEstimator", "boosted_trees_classifier_train_in_memory",
                 "boosted_trees_regressor_train_in_memory")
-TF2_MEANINGS = ("tf.summary.image", "tf.summary.histogram", "tf.summary.text", "tf.summary.audio")  # renamed in a
-# TF2-era file only: a TF1 original's tf.summary.image is TF1's (name, tensor, max_outputs), moved to tf.compat.v1
 TF1_DEFAULT_CANNED = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearClassifier", "LinearRegressor",
                       "LinearEstimator")  # tf.compat.v1.estimator's had other default learning rates
 CONTRIB_NAMES = {"tf.contrib.layers.": ("layer_norm", "xavier_initializer", "l2_regularizer"),
@@ -73,8 +71,8 @@ def _renames():
             renames[prefix + name] = "common.tf1.metrics." + name
     for prefix in ("tf.compat.v1.summary.", "tf.summary."):
         renames[prefix + "scalar"] = "common.tf1.summary.scalar"
-    for name in TF2_MEANINGS:
-        renames[name] = "common.tf1.summary." + name.rsplit(".", 1)[1] + "_v2"
+    for kind in ("image", "histogram", "text", "audio"):  # TF2's (name, data, step, ...); a TF1 original's move
+        renames["tf.summary." + kind] = f"common.tf1.summary.{kind}_v2"
     for prefix in ESTIMATOR_PREFIXES + TF1_TRAIN_PREFIXES:
         for name in SESSION_RUN_NAMES:
             renames[prefix + name] = "common.tf1.session_run_hook." + name
