@@ -52,7 +52,27 @@ def dataset_for_run(input_fn, mode, params, config):
         dataset = cluster.shard(dataset)
     if config.batch_per_replica:
         dataset = merge_replica_batches(dataset, num_towers)
-    return dataset
+    return steady_autotuning(dataset)
+
+
+def steady_autotuning(dataset):
+    """The dataset with tf.data's autotuning off unless input_fn set it.
+
+    Measured on a 2-core machine (benchmarks/premade_throughput.py),
+    autotuning left on put a third to a half of the training processes at a
+    fixed ~280 steps/sec whatever the step cost (72k examples/sec where the
+    others ran 100-125k, even with a cached input), and spent a tenth of the
+    input pipeline's time sizing string tensors; off, every process ran at
+    the fast rate. Off,
+    a map's num_parallel_calls=AUTOTUNE runs min(16, CPU cores) calls (where
+    autotuning starts) and prefetch(AUTOTUNE) still grows its buffer. An
+    input_fn that sets options.autotune.enabled keeps what it set.
+    """
+    if dataset.options().autotune.enabled is not None:
+        return dataset
+    options = tf.data.Options()
+    options.autotune.enabled = False
+    return dataset.with_options(options)
 
 
 def _static_batch_size(dataset):

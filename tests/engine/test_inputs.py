@@ -69,6 +69,25 @@ def test_each_host_reads_its_share_unless_the_input_fn_shards_itself():
     assert sum(1 for _ in dataset) == 3
 
 
+def _autotuned_pairs(enabled):
+    dataset = pairs().map(lambda features, labels: (features, labels + 1), num_parallel_calls=tf.data.AUTOTUNE)
+    if enabled is None:
+        return dataset
+    options = tf.data.Options()
+    options.autotune.enabled = enabled
+    return dataset.with_options(options)
+
+
+@pytest.mark.parametrize("set_by_input_fn,runs_with", [(None, False), (True, True), (False, False)])
+def test_autotuning_is_off_unless_the_input_fn_set_it(set_by_input_fn, runs_with):
+    for mode in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
+        dataset = inputs.dataset_for_run(lambda: _autotuned_pairs(set_by_input_fn), mode, {}, common.RunConfig())
+        assert dataset.options().autotune.enabled is runs_with
+    train = inputs.dataset_for_run(lambda: _autotuned_pairs(set_by_input_fn), ModeKeys.TRAIN, {}, common.RunConfig())
+    labels = np.concatenate([labels.numpy() for _, labels in train])
+    assert labels.tolist() == list(range(1, 13))  # the AUTOTUNE map still runs, in order
+
+
 def _casting_fn(features, labels, mode):
     """A model_fn that casts labels and a feature as numbers (as many do), whatever input_fn gave."""
     net = common.get_module("net", lambda: tf.keras.layers.Dense(3, name="logits"))
