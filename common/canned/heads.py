@@ -9,6 +9,8 @@ signatures under TensorFlow Serving's keys). Only the head differs between
 a DNNClassifier and a DNNRegressor.
 """
 
+import inspect
+
 import keras
 import tensorflow as tf
 
@@ -35,14 +37,46 @@ def loss_reduction_of(loss_reduction):
     return _REDUCTIONS[key]
 
 
+def checked_loss_fn(loss_fn):
+    """A head's loss_fn(labels, logits[, features]) as tf.estimator took it, or None; a clear error else."""
+    if loss_fn is None:
+        return None
+    names = set(inspect.signature(loss_fn).parameters)
+    missing = [name for name in ("labels", "logits") if name not in names]
+    unknown = sorted(names - {"labels", "logits", "features", "loss_reduction"})
+    if missing or unknown:
+        raise ValueError(f"loss_fn takes {sorted(names)}; a head calls it with labels=, logits= and, where it "
+                         "names it, features= (loss_reduction may be named, and is not given)")
+    return loss_fn
+
+
+def call_loss_fn(loss_fn, labels, logits, features, dimension):
+    """loss_fn's per-example loss, checked to be [batch, dimension] (when tracing where the shapes are known,
+    else at run time)."""
+    extra = {"features": features} if "features" in inspect.signature(loss_fn).parameters else {}
+    loss = tf.convert_to_tensor(loss_fn(labels=labels, logits=logits, **extra))
+    message = f"loss_fn must return a Tensor of shape [batch, {dimension}] (the per-example loss)"
+    expected = logits.shape[:-1].concatenate([dimension])
+    if not loss.shape.is_compatible_with(expected):
+        raise ValueError(f"{message}; it returned shape {loss.shape} for logits of shape {logits.shape}")
+    tf.debugging.assert_equal(tf.shape(loss), tf.concat([tf.shape(logits)[:-1], [dimension]], 0), message=message)
+    return tf.cast(loss, tf.float32)
+
+
 class Head:
-    """The loss, predictions, metrics and export outputs of one kind of label."""
+    """The loss, predictions, metrics and export outputs of one kind of label.
+
+    loss_fn(labels, logits[, features]), as tf.estimator's heads took it,
+    replaces the per-example loss; it gets the labels as the head's own loss
+    reads them (class ids, float 0/1, multi-hot, or the regression targets).
+    """
 
     logits_dimension = 1
 
-    def __init__(self, weight_column=None, loss_reduction=None, name=None):
+    def __init__(self, weight_column=None, loss_reduction=None, name=None, loss_fn=None):
         self._weight_column = weight_column
         self._loss_reduction = loss_reduction_of(loss_reduction)
+        self._loss_fn = checked_loss_fn(loss_fn)
         self.name = name
 
     # What a kind of label defines.
@@ -94,6 +128,8 @@ class Head:
         """(per-example loss, labels as the metrics read them, weights, the reduced and regularized loss)."""
         weights = self._weights(features)
         unweighted, metric_labels = self._unweighted_loss(self._dense_labels(labels, logits), logits)
+        if self._loss_fn is not None:
+            unweighted = call_loss_fn(self._loss_fn, metric_labels, logits, features, unweighted.shape[-1])
         loss = self._reduce(unweighted, weights)
         if regularization_losses:
             loss += tf.add_n(list(regularization_losses))
@@ -161,8 +197,9 @@ def _all_class_ids(logits, n_classes):
 class _ClassHead(Head):
     """Shared by the binary and multi-class heads: label vocabulary, classes, class ids, classify outputs."""
 
-    def __init__(self, n_classes, weight_column=None, label_vocabulary=None, loss_reduction=None, name=None):
-        super().__init__(weight_column, loss_reduction, name)
+    def __init__(self, n_classes, weight_column=None, label_vocabulary=None, loss_reduction=None, name=None,
+                 loss_fn=None):
+        super().__init__(weight_column, loss_reduction, name, loss_fn)
         if label_vocabulary is not None:
             label_vocabulary = list(label_vocabulary)
             if len(label_vocabulary) != n_classes:
@@ -215,9 +252,7 @@ class MultiClassHead(_ClassHead):
                  name=None):
         if n_classes is None or n_classes <= 2:
             raise ValueError(f"n_classes must be > 2, got {n_classes} (two classes: BinaryClassHead)")
-        if loss_fn is not None:
-            raise ValueError("MultiClassHead(loss_fn=...) is not kept; write a model_fn for a custom loss")
-        super().__init__(n_classes, weight_column, label_vocabulary, loss_reduction, name)
+        super().__init__(n_classes, weight_column, label_vocabulary, loss_reduction, name, loss_fn)
         self.logits_dimension = n_classes
 
     def predictions(self, logits):
@@ -241,9 +276,7 @@ class BinaryClassHead(_ClassHead):
 
     def __init__(self, weight_column=None, thresholds=None, label_vocabulary=None, loss_reduction=None,
                  loss_fn=None, name=None):
-        if loss_fn is not None:
-            raise ValueError("BinaryClassHead(loss_fn=...) is not kept; write a model_fn for a custom loss")
-        super().__init__(2, weight_column, label_vocabulary, loss_reduction, name)
+        super().__init__(2, weight_column, label_vocabulary, loss_reduction, name, loss_fn)
         self._thresholds = checked_thresholds(thresholds)
 
     def predictions(self, logits):
@@ -321,9 +354,7 @@ class RegressionHead(Head):
                  inverse_link_fn=None, name=None):
         if label_dimension < 1:
             raise ValueError(f"label_dimension must be >= 1, got {label_dimension}")
-        if loss_fn is not None:
-            raise ValueError("RegressionHead(loss_fn=...) is not kept; write a model_fn for a custom loss")
-        super().__init__(weight_column, loss_reduction, name)
+        super().__init__(weight_column, loss_reduction, name, loss_fn)
         self.logits_dimension = label_dimension
         self._inverse_link_fn = inverse_link_fn
 

@@ -24,13 +24,11 @@ class MultiLabelHead(heads.Head):
                  loss_fn=None, classes_for_class_based_metrics=None, name=None):
         if n_classes is None or n_classes < 2:
             raise ValueError(f"n_classes must be > 1 for multi-label classification, got {n_classes}")
-        if loss_fn is not None:
-            raise ValueError("MultiLabelHead(loss_fn=...) is not kept; write a model_fn for a custom loss")
         self._thresholds = heads.checked_thresholds(thresholds)
         if label_vocabulary is not None and len(label_vocabulary) != n_classes:
             raise ValueError(f"label_vocabulary has {len(label_vocabulary)} entries; it needs n_classes = "
                              f"{n_classes}")
-        super().__init__(weight_column, loss_reduction, name)
+        super().__init__(weight_column, loss_reduction, name, loss_fn)
         self.logits_dimension = n_classes
         self._n_classes = n_classes
         self._label_vocabulary = list(label_vocabulary) if label_vocabulary is not None else None

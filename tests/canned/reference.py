@@ -25,6 +25,21 @@ def columns():
             tf.feature_column.categorical_column_with_vocabulary_list("c", ["x", "y", "z"]))
 
 
+def binary_loss(labels, logits, features):
+    """A head's loss_fn of the reference cases: weighted by |a| (features reach it)."""
+    return tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits) * (
+        1.0 + tf.abs(tf.reshape(features["a"], [-1, 1])))
+
+
+def doubled_softmax_loss(labels, logits):
+    return 2.0 * tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.reshape(labels, [-1]),
+                                                                logits=logits)[:, tf.newaxis]
+
+
+def absolute_error(labels, logits):
+    return tf.abs(logits - labels)
+
+
 def estimator(case, **kwargs):
     """(estimator, features, labels) of a reference case."""
     a, b, c = columns()
@@ -44,6 +59,12 @@ def estimator(case, **kwargs):
                                               [3], [a, b], **kwargs), LABELS_MULTI),
         "dnnbt": lambda: (canned.DNNEstimator(canned.BinaryClassHead(weight_column="w", thresholds=[0.3, 0.7]),
                                               [3], [a, b], **kwargs), LABELS2),
+        "dnnbloss": lambda: (canned.DNNEstimator(canned.BinaryClassHead(weight_column="w", loss_fn=binary_loss),
+                                                 [3], [a, b], **kwargs), LABELS2),
+        "dnn3loss": lambda: (canned.DNNEstimator(canned.MultiClassHead(3, loss_fn=doubled_softmax_loss), [3], [a, b],
+                                                 **kwargs), LABELS3),
+        "linregloss": lambda: (canned.LinearEstimator(canned.RegressionHead(loss_fn=absolute_error), [a, b, c],
+                                                      **kwargs), TARGETS),
         "dnn3vocab": lambda: (canned.DNNClassifier([3], [a, b], n_classes=3, label_vocabulary=["p", "q", "r"],
                                                    **kwargs), np.array(["p", "q", "r"])[LABELS3]),
     }

@@ -49,3 +49,16 @@ def test_labels_out_of_range_or_of_the_wrong_kind_are_named():
     with pytest.raises(ValueError, match="n_classes must be > 2"):
         canned.MultiClassHead(2)
     assert heads.classification_head(2).__class__ is canned.BinaryClassHead
+
+
+def test_a_loss_fn_with_other_arguments_or_another_shape_is_refused_by_name():
+    with pytest.raises(ValueError, match=r"loss_fn takes \['labels', 'y_pred'\]"):
+        canned.BinaryClassHead(loss_fn=lambda labels, y_pred: labels)
+    with pytest.raises(ValueError, match=r"loss_fn takes \['labels', 'logits', 'mode'\]"):
+        canned.RegressionHead(loss_fn=lambda labels, logits, mode: labels)
+    per_batch = canned.MultiClassHead(3, loss_fn=lambda labels, logits: tf.reduce_sum(logits, axis=-1))
+    with pytest.raises(ValueError, match=r"loss_fn must return a Tensor of shape \[batch, 1\].*returned shape \(2,\)"):
+        per_batch.loss(tf.constant([1, 2]), LOGITS3)
+    two_targets = canned.RegressionHead(label_dimension=2, loss_fn=lambda labels, logits: tf.abs(logits - labels))
+    assert float(two_targets.loss(tf.constant([[1.0, 1.0], [0.0, 0.0]]), LOGITS3[:, :2])) == pytest.approx(
+        (0.0 + 1.0 + 0.0 + 1.0) / 4)
