@@ -9,6 +9,7 @@ signatures under TensorFlow Serving's keys). Only the head differs between
 a DNNClassifier and a DNNRegressor.
 """
 
+import functools
 import inspect
 
 import keras
@@ -37,11 +38,19 @@ def loss_reduction_of(loss_reduction):
     return _REDUCTIONS[key]
 
 
+def _named_arguments(function):
+    """The arguments a call may name, as tf.estimator's fn_args counted them: not *args, **kwargs, nor those
+    a functools.partial has bound."""
+    return [name for name, parameter in inspect.signature(function).parameters.items()
+            if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+            and not (isinstance(function, functools.partial) and name in function.keywords)]
+
+
 def checked_loss_fn(loss_fn):
     """A head's loss_fn(labels, logits[, features]) as tf.estimator took it, or None; a clear error else."""
     if loss_fn is None:
         return None
-    names = set(inspect.signature(loss_fn).parameters)
+    names = set(_named_arguments(loss_fn))
     missing = [name for name in ("labels", "logits") if name not in names]
     unknown = sorted(names - {"labels", "logits", "features", "loss_reduction"})
     if missing or unknown:
@@ -53,7 +62,7 @@ def checked_loss_fn(loss_fn):
 def call_loss_fn(loss_fn, labels, logits, features, dimension):
     """loss_fn's per-example loss, checked to be [batch, dimension] (when tracing where the shapes are known,
     else at run time)."""
-    extra = {"features": features} if "features" in inspect.signature(loss_fn).parameters else {}
+    extra = {"features": features} if "features" in _named_arguments(loss_fn) else {}
     loss = tf.convert_to_tensor(loss_fn(labels=labels, logits=logits, **extra))
     message = f"loss_fn must return a Tensor of shape [batch, {dimension}] (the per-example loss)"
     expected = logits.shape[:-1].concatenate([dimension])

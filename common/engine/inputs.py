@@ -63,16 +63,26 @@ def steady_autotuning(dataset):
     fixed ~280 steps/sec whatever the step cost (72k examples/sec where the
     others ran 100-125k, even with a cached input), and spent a tenth of the
     input pipeline's time sizing string tensors; off, every process ran at
-    the fast rate. Off,
+    the fast rate. Off, tf.data no longer adds a prefetch at the end, so one
+    is added here to a dataset that does not end in one (the step and the next
+    batch still overlap); and
     a map's num_parallel_calls=AUTOTUNE runs min(16, CPU cores) calls (where
     autotuning starts) and prefetch(AUTOTUNE) still grows its buffer. An
     input_fn that sets options.autotune.enabled keeps what it set.
     """
     if dataset.options().autotune.enabled is not None:
         return dataset
+    if not _ends_in_prefetch(dataset):
+        dataset = dataset.prefetch(tf.data.AUTOTUNE)
     options = tf.data.Options()
     options.autotune.enabled = False
     return dataset.with_options(options)
+
+
+def _ends_in_prefetch(dataset):
+    while type(dataset).__name__ == "_OptionsDataset":  # (with_options wraps without a transformation)
+        dataset = dataset._input_dataset  # noqa: SLF001 -- tf.data exposes no public way to walk a pipeline
+    return type(dataset).__name__ == "_PrefetchDataset"
 
 
 def _static_batch_size(dataset):

@@ -25,8 +25,8 @@ class LoopResult(NamedTuple):
 
 
 class CompiledLoop:
-    """loop(iterator, num_steps) -> LoopResult, over `function`, the tf.function
-    that returns (steps, exhausted, values) as tensors.
+    """loop(iterator, num_steps: a Python int) -> LoopResult, over `function`,
+    the tf.function that returns (steps, exhausted, values) as tensors.
 
     A call of the tf.function matches its arguments against its traces first
     (hashing every component of the iterator's spec: ~0.1 ms a call for a
@@ -44,6 +44,9 @@ class CompiledLoop:
         if num_steps not in self._counts:
             self._counts[num_steps] = tf.constant(num_steps, tf.int32)
         with inputs.naming_string_inputs(getattr(iterator, "element_spec", None)):
+            if tf.config.functions_run_eagerly():  # (debugging model_fn: a concrete function would not)
+                steps, exhausted, values = self.function(iterator, self._counts[num_steps])
+                return LoopResult(int(steps), bool(exhausted), values)
             if iterator is not self._iterator():
                 self._concrete = self.function.get_concrete_function(iterator, tf.TensorSpec([], tf.int32))
                 self._iterator = weakref.ref(iterator)

@@ -84,6 +84,9 @@ def _renames():
             renames[prefix + name] = ("common.canned.v1." if tf1 else "common.canned.") + name
         for name in EARLY_STOPPING_NAMES:
             renames[prefix + "experimental." + name] = "common.early_stopping." + name
+    for name in ("tf.compat.v1.feature_column.shared_embedding_columns", "tf.feature_column.shared_embedding_columns",
+                 "tf.feature_column.shared_embeddings"):  # (TensorFlow builds them only in graph mode)
+        renames[name] = "common.tf1.feature_column.shared_embedding_columns"
     renames["tf.contrib.estimator.clip_gradients_by_norm"] = "common.clip_gradients_by_norm"
     for name in ("tf.compat.v1.trainable_variables", "tf.trainable_variables"):
         renames[name] = "common.tf1.variables.trainable_variables"

@@ -1,5 +1,7 @@
 """Heads on their own: losses as tf.estimator reduced them, metrics, predictions and export outputs."""
 
+import functools
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -62,3 +64,13 @@ def test_a_loss_fn_with_other_arguments_or_another_shape_is_refused_by_name():
     two_targets = canned.RegressionHead(label_dimension=2, loss_fn=lambda labels, logits: tf.abs(logits - labels))
     assert float(two_targets.loss(tf.constant([[1.0, 1.0], [0.0, 0.0]]), LOGITS3[:, :2])) == pytest.approx(
         (0.0 + 1.0 + 0.0 + 1.0) / 4)
+
+
+def test_a_loss_fn_is_read_as_tf_estimator_read_it_kwargs_and_partials_included():
+    def scaled(labels, logits, scale, **unused):
+        return scale * tf.abs(logits - labels)
+
+    head = canned.RegressionHead(loss_fn=functools.partial(scaled, scale=3.0))
+    assert float(head.loss(tf.constant([1.0, 0.0]), tf.constant([[2.0], [0.0]]))) == pytest.approx(3.0 * 1.0 / 2)
+    with pytest.raises(ValueError, match="loss_fn takes"):  # logits bound by the partial: the head cannot give them
+        canned.RegressionHead(loss_fn=functools.partial(scaled, logits=1.0))

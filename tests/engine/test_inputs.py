@@ -119,3 +119,10 @@ def test_strings_a_model_fn_uses_as_numbers_are_named_as_labels_or_feature_keys(
     assert str(refused.value).startswith(named)
     est.train(_strings_input(False, False), steps=2)  # the model dir is fine for the right input
     assert est.get_variable_value("global_step") == 2
+
+
+def test_with_autotuning_off_a_pipeline_still_ends_in_a_prefetch():
+    mapped = inputs.steady_autotuning(pairs().map(lambda features, labels: (features, labels)))
+    assert type(mapped._input_dataset).__name__ == "_PrefetchDataset"  # tf.data's own would have been injected
+    prefetched = pairs().prefetch(2)
+    assert inputs.steady_autotuning(prefetched)._input_dataset is prefetched  # one of its own is kept, alone

@@ -94,6 +94,18 @@ def test_graph_mode_switches_are_commented_out_and_unmappable_names_refused_by_l
     assert new.splitlines()[-1] == "dense = common.layers.DenseFeatures(cols)"  # Keras 2's layer, here
 
 
+def test_shared_embedding_columns_of_either_spelling_are_built_where_tensorflow_refuses_them_eagerly():
+    new, _ = upgrade('''\
+        import tensorflow as tf
+        a = tf.feature_column.shared_embedding_columns([c, h], 4)
+        b = tf.compat.v1.feature_column.shared_embedding_columns([c, h], 4, combiner="sum")
+        ''')
+    assert new.splitlines()[-2:] == [
+        "a = common.tf1.feature_column.shared_embedding_columns([c, h], 4)",
+        'b = common.tf1.feature_column.shared_embedding_columns([c, h], 4, combiner="sum")']
+    assert "import common.tf1.feature_column" in new.splitlines()
+
+
 def test_premade_estimators_and_heads_become_common_canneds_with_tf1s_flavour_kept():
     new, changes = upgrade('''\
         import tensorflow as tf
