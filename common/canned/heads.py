@@ -75,9 +75,8 @@ def call_loss_fn(loss_fn, labels, logits, features, dimension):
 class Head:
     """The loss, predictions, metrics and export outputs of one kind of label.
 
-    loss_fn(labels, logits[, features]), as tf.estimator's heads took it,
-    replaces the per-example loss; it gets the labels as the head's own loss
-    reads them (class ids, float 0/1, multi-hot, or the regression targets).
+    loss_fn(labels, logits[, features]), as tf.estimator's heads took it, replaces the per-example
+    loss, given the labels as the head's own loss reads them (class ids, float 0/1, multi-hot, targets).
     """
 
     logits_dimension = 1
