@@ -39,15 +39,14 @@ def loss_reduction_of(loss_reduction):
 
 
 def _named_arguments(function):
-    """The arguments a call may name, as tf.estimator's fn_args counted them: not *args, **kwargs, nor those
-    a functools.partial has bound."""
+    """The arguments a call may name, as tf.estimator's fn_args counted them (not *args, **kwargs, partials')."""
     return [name for name, parameter in inspect.signature(function).parameters.items()
             if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
             and not (isinstance(function, functools.partial) and name in function.keywords)]
 
 
 def checked_loss_fn(loss_fn):
-    """A head's loss_fn(labels, logits[, features]) as tf.estimator took it, or None; a clear error else."""
+    """loss_fn(labels, logits[, features]) as tf.estimator took it, as f(labels, logits, features), or None."""
     if loss_fn is None:
         return None
     names = set(_named_arguments(loss_fn))
@@ -56,14 +55,15 @@ def checked_loss_fn(loss_fn):
     if missing or unknown:
         raise ValueError(f"loss_fn takes {sorted(names)}; a head calls it with labels=, logits= and, where it "
                          "names it, features= (loss_reduction may be named, and is not given)")
-    return loss_fn
+    if "features" in names:
+        return lambda labels, logits, features: loss_fn(labels=labels, logits=logits, features=features)
+    return lambda labels, logits, features: loss_fn(labels=labels, logits=logits)
 
 
 def call_loss_fn(loss_fn, labels, logits, features, dimension):
-    """loss_fn's per-example loss, checked to be [batch, dimension] (when tracing where the shapes are known,
-    else at run time)."""
-    extra = {"features": features} if "features" in _named_arguments(loss_fn) else {}
-    loss = tf.convert_to_tensor(loss_fn(labels=labels, logits=logits, **extra))
+    """A checked_loss_fn's per-example loss, checked to be [batch, dimension] (when tracing where the shapes are
+    known, else at run time)."""
+    loss = tf.convert_to_tensor(loss_fn(labels, logits, features))
     message = f"loss_fn must return a Tensor of shape [batch, {dimension}] (the per-example loss)"
     expected = logits.shape[:-1].concatenate([dimension])
     if not loss.shape.is_compatible_with(expected):

@@ -44,14 +44,16 @@ class CompiledLoop:
         if num_steps not in self._counts:
             self._counts[num_steps] = tf.constant(num_steps, tf.int32)
         with inputs.naming_string_inputs(getattr(iterator, "element_spec", None)):
-            if tf.config.functions_run_eagerly():  # (debugging model_fn: a concrete function would not)
-                steps, exhausted, values = self.function(iterator, self._counts[num_steps])
-                return LoopResult(int(steps), bool(exhausted), values)
-            if iterator is not self._iterator():
-                self._concrete = self.function.get_concrete_function(iterator, tf.TensorSpec([], tf.int32))
-                self._iterator = weakref.ref(iterator)
-            steps, exhausted, values = self._concrete(iterator, self._counts[num_steps])
+            steps, exhausted, values = self._callable_for(iterator)(iterator, self._counts[num_steps])
         return LoopResult(int(steps), bool(exhausted), values)
+
+    def _callable_for(self, iterator):
+        if tf.config.functions_run_eagerly():  # (debugging model_fn: a concrete function would not run eagerly)
+            return self.function
+        if iterator is not self._iterator():
+            self._concrete = self.function.get_concrete_function(iterator, tf.TensorSpec([], tf.int32))
+            self._iterator = weakref.ref(iterator)
+        return self._concrete
 
 
 def make_train_loop(step_fn, value_names, jit_compile=False):

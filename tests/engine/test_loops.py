@@ -65,9 +65,12 @@ def test_a_loop_looks_its_trace_up_once_per_iterator_and_frees_a_finished_one():
         return {"loss": tf.constant(1.0), "batch": tf.cast(tf.reduce_sum(batch), tf.float32)}
 
     loop = loops.make_train_loop(summing_step, ("loss", "batch"))
+    lookups = []
+    find = loop.function.get_concrete_function
+    loop.function.get_concrete_function = lambda *args: lookups.append(len(args)) or find(*args)
     numbers = iter(tf.data.Dataset.range(1, 100))
     values = [float(loop(numbers, 1).values["batch"]) for _ in range(3)]
-    assert values == [1.0, 2.0, 3.0] and loop.function.experimental_get_tracing_count() == 1
+    assert values == [1.0, 2.0, 3.0] and len(lookups) == 1 and loop.function.experimental_get_tracing_count() == 1
     iterator_ref = weakref.ref(numbers)
     del numbers
     gc.collect()
@@ -77,3 +80,19 @@ def test_a_loop_looks_its_trace_up_once_per_iterator_and_frees_a_finished_one():
     ran, _, last = loop(iter(tf.data.Dataset.range(1, 5).batch(2)), 2)  # another spec: its own trace
     assert int(ran) == 2 and float(last["batch"]) == 3.0 + 4.0
     assert loop.function.experimental_get_tracing_count() == 2
+
+
+def test_a_loop_runs_eagerly_when_functions_are_asked_to():
+    seen = []
+
+    def step(batch):
+        seen.append(tf.executing_eagerly())
+        return {"loss": tf.constant(1.0), "batch": tf.cast(batch, tf.float32)}
+
+    loop = loops.make_train_loop(step, ("loss", "batch"))
+    tf.config.run_functions_eagerly(True)
+    try:
+        ran, _, values = loop(iter(tf.data.Dataset.range(5)), 2)
+    finally:
+        tf.config.run_functions_eagerly(False)
+    assert int(ran) == 2 and float(values["batch"]) == 1.0 and seen == [True, True]
