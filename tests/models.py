@@ -100,6 +100,18 @@ def eval_input(features, labels, batch_size):
     return lambda: tf.data.Dataset.from_tensor_slices((features, labels)).batch(batch_size)
 
 
+def linear_adam(x, y, steps, learning_rate=0.1):
+    """numpy: full-batch Adam (Keras's, epsilon 1e-7) on the linear regression of y on x from zero weights."""
+    x, y = x.astype(np.float64), y.astype(np.float64)
+    w, m, v = np.zeros((x.shape[1], 1)), np.zeros((x.shape[1], 1)), np.zeros((x.shape[1], 1))
+    for t in range(1, steps + 1):
+        g = 2 * x.T @ (x @ w - y) / len(x)
+        m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
+        corrected = learning_rate * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+        w -= corrected * m / (np.sqrt(v) + 1e-7)
+    return w
+
+
 def plan(num_towers, variable_strategy="CPU"):
     return DevicePlan(tuple(f"/cpu:{i}" for i in range(num_towers)), variable_strategy)
 

@@ -3,9 +3,13 @@
 A name ("Adagrad", "Adam", "Ftrl", "RMSProp", "SGD") gets TF1's optimizer of
 that name at the estimator's default learning rate (Adagrad 0.05 for a DNN,
 Ftrl at min(0.2, 1/sqrt(columns)) for a linear model), as tf.estimator's
-canned estimators made it. An instance is used as given: a TF1 optimizer
-(tf.compat.v1.train.*, upgraded to common.tf1.train.*) or a Keras one. A
-callable is called with no arguments, inside model_fn, for one of those.
+canned estimators made it. A TF1 optimizer instance (tf.compat.v1.train.*,
+upgraded to common.tf1.train.*) is used as given. A Keras optimizer instance
+was made before model_fn ran, so its variables are outside the model (no
+checkpoint or tower average knows them): like tf.estimator 2.15, which
+converted it to a legacy optimizer from its config, each model_fn call makes
+a copy from its config. A callable is called with no arguments, inside
+model_fn, for one of those.
 """
 
 import keras
@@ -26,12 +30,26 @@ def optimizer_instance(optimizer, learning_rate):
             raise ValueError(f"optimizer {optimizer!r} is not one of {sorted(_BY_NAME)}; give one of those names, "
                              "an optimizer instance or a callable returning one")
         return _BY_NAME[optimizer](learning_rate=learning_rate)
-    if callable(optimizer) and not isinstance(optimizer, (tf1_optimizer.Optimizer, keras.optimizers.Optimizer)):
+    if isinstance(optimizer, keras.optimizers.Optimizer):
+        return _copy_from_config(optimizer)
+    if callable(optimizer) and not isinstance(optimizer, tf1_optimizer.Optimizer):
         optimizer = optimizer()
     if not isinstance(optimizer, (tf1_optimizer.Optimizer, keras.optimizers.Optimizer)):
         raise ValueError(f"optimizer must be a name, a tf.compat.v1.train or Keras optimizer, or a callable "
                          f"returning one; got {type(optimizer).__name__}")
     return optimizer
+
+
+def _copy_from_config(optimizer):
+    """A new Keras optimizer configured as `optimizer`, its variables made here (in model_fn)."""
+    try:
+        with tf.init_scope():  # (the config reads the learning rate's value)
+            config = optimizer.get_config()
+        return type(optimizer).from_config(config)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"the Keras optimizer {type(optimizer).__name__} given to a premade estimator is remade in "
+                         f"model_fn from its config, which failed ({error}); give a callable returning a new one "
+                         "instead") from error
 
 
 def minimize(optimizer, loss, var_list):

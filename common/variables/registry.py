@@ -241,13 +241,31 @@ class ModelRegistry:
 
     def trainable_variables(self):
         """The trainable model variables so far, in creation order: while the
-        first call builds, the variables themselves; after it, what layers and
-        optimizers know (common.tf1.variables)."""
+        first call builds, the variables themselves; after it, what layers know
+        (common.tf1.variables): get_variable's as it serves them, named as TF1
+        named them; a Keras layer's as its Keras variable."""
         if self._building:
             variables = {id(v): v for v in self._module_variables() + list(self.served.variables.values())
                          + list(self.tf1.variables.values())}
             return [v for v in variables.values() if v.trainable]
-        return [t.api_variable for t in self.tracked_variables() if t.trainable]
+        tf1 = {id(v) for v in self.tf1.variables.values()}
+        return [t.variable if id(t.variable) in tf1 else t.api_variable
+                for t in self.tracked_variables() if t.trainable]
+
+    def keras_view(self, variable):
+        """The Keras variable over `variable` when a store holds it (what a Keras optimizer is to update:
+        its path names the optimizer's slots alike in every call), else `variable`."""
+        held = self._store_and_key(variable)
+        return variable if held is None else held[0].keras_variable(held[1])
+
+    def _store_and_key(self, variable):
+        """(store, key) of the TF1 or served store holding `variable`, or None."""
+        inner = tf_variable(variable)
+        for store in (self.tf1, self.served):
+            for key, held in store.variables.items():
+                if held is inner:
+                    return store, key
+        return None
 
     def tracked_variables(self):
         """Every model variable with its stable name, in creation order: the
@@ -283,15 +301,14 @@ class ModelRegistry:
     def name_of(self, variable):
         """The name a TF1 graph gave `variable`: its TF1 name, or the Keras path of a layer's model_fn built
         ("linear/kernel"), or a module's checkpoint name; None for a variable the registry does not hold."""
+        held = self._store_and_key(variable)
+        if held is not None:
+            return held[1]
         inner = tf_variable(variable)
-        for store in (self.tf1, self.served):
-            for key, held in store.variables.items():
-                if held is inner:
-                    return key
         for module_name, module in self.modules.items():
-            for held in getattr(module, "variables", ()):
-                if getattr(held, "value", held) is inner:
-                    return checkpoints.module_variable_name(module_name, held)
+            for owned in getattr(module, "variables", ()):
+                if getattr(owned, "value", owned) is inner:
+                    return checkpoints.module_variable_name(module_name, owned)
         return None
 
     def optimizer_state_variables(self):
@@ -323,7 +340,7 @@ def defer_update(optimizer, grads_and_vars, apply, keras_variables=False):
     the tf.Variable, named as TF1 code reads it."""
     def resolved(variable):
         served = served_variables.served_variable(variable)
-        return served if keras_variables else tf_variable(served)
+        return active_registry().keras_view(served) if keras_variables else tf_variable(served)
 
     pairs = [(g, resolved(v)) for g, v in grads_and_vars]
     active_registry().call.updates.append(call_record.DeferredUpdate(optimizer, pairs, apply))

@@ -4,6 +4,7 @@ weights written as a TF1-named checkpoint to warm-start from."""
 import json
 import os
 
+import keras
 import numpy as np
 import tensorflow as tf
 
@@ -65,6 +66,10 @@ def estimator(case, **kwargs):
                                                  **kwargs), LABELS3),
         "linregloss": lambda: (canned.LinearEstimator(canned.RegressionHead(loss_fn=absolute_error), [a, b, c],
                                                       **kwargs), TARGETS),
+        "dnn3legacyadam": lambda: (canned.DNNClassifier([3], [a, b], n_classes=3,  # (upgraded from .legacy.Adam)
+                                                        optimizer=keras.optimizers.Adam(0.05), **kwargs), LABELS3),
+        "lin2legacycall": lambda: (canned.LinearClassifier([a, b, c], optimizer=lambda: keras.optimizers.Adam(0.05),
+                                                           **kwargs), LABELS2),
         "dnn3vocab": lambda: (canned.DNNClassifier([3], [a, b], n_classes=3, label_vocabulary=["p", "q", "r"],
                                                    **kwargs), np.array(["p", "q", "r"])[LABELS3]),
     }

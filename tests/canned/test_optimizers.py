@@ -23,6 +23,21 @@ def test_a_name_gets_tf1s_optimizer_at_the_default_rate_and_instances_pass():
         optimizers.optimizer_instance(3, 0.1)
 
 
+def test_a_keras_instance_is_remade_from_its_config_and_left_as_given():
+    given = keras.optimizers.Adam(0.05, beta_1=0.8)
+    made = optimizers.optimizer_instance(given, 0.01)
+    assert made is not given and type(made) is keras.optimizers.Adam
+    assert made.get_config()["beta_1"] == 0.8 and float(made.learning_rate) == pytest.approx(0.05)
+
+    class Scaled(keras.optimizers.SGD):  # its config lacks an argument its constructor needs
+        def __init__(self, scale, **kwargs):
+            super().__init__(**kwargs)
+            self.scale = scale
+
+    with pytest.raises(ValueError, match="Scaled given to a premade estimator .* give a callable"):
+        optimizers.optimizer_instance(Scaled(2.0, learning_rate=0.1), 0.05)
+
+
 @pytest.mark.parametrize("given", [lambda: tf1_train.GradientDescentOptimizer(0.5), lambda: keras.optimizers.SGD(0.5)])
 def test_tf1_and_keras_instances_train_a_premade_estimator_alike(given, tmp_path):
     a, b, _ = reference.columns()

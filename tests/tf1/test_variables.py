@@ -52,4 +52,27 @@ def test_a_scope_picks_the_variables_whose_tf1_name_it_matches(tmp_path):
         return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(loss))
 
     common.Estimator(scoped_fn, str(tmp_path)).train(lambda: tf.data.Dataset.from_tensors((X, Y)).repeat(), steps=1)
-    assert seen[0] == ["encoder/dense/bias:0", "encoder/dense/kernel:0"]
+    assert len(seen) > 1  # the building call, then a train tower's: TF1's names in both (a name filter holds)
+    assert all(names == ["encoder/dense/bias:0", "encoder/dense/kernel:0"] for names in seen)
+
+
+@pytest.mark.parametrize("num_towers", [1, 2])
+def test_a_keras_optimizer_over_get_variables_keeps_one_slot_per_variable(tmp_path, num_towers):
+    """The listed variables are tf.Variables in the first call and served ones after; a Keras Adam over
+    them names its slots alike in every call, so its state is made once and trained with."""
+    def adam_fn(features, labels, mode):
+        predictions = tf1_layers.dense(features, 1, kernel_initializer=tf.compat.v1.zeros_initializer(),
+                                       use_bias=False, name="linear")
+        loss = tf.reduce_mean(tf.square(predictions - labels))
+        variables = tf1_variables.trainable_variables()
+        optimizer = keras.optimizers.Adam(0.1)
+        train_op = optimizer.apply_gradients(zip(tf.gradients(loss, variables), variables))
+        return common.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    est = common.Estimator(adam_fn, str(tmp_path), config=common.RunConfig(device_plan=models.plan(num_towers)))
+    est.train(lambda: tf.data.Dataset.from_tensors((X, Y)).repeat(), steps=3)
+    values = est.variable_values()
+    assert sorted(n for n in values if "linear" in n) == [
+        "linear/kernel", "model_fn/adam/linear_kernel_momentum", "model_fn/adam/linear_kernel_velocity"]
+    np.testing.assert_allclose(values["linear/kernel"], models.linear_adam(X, Y, 3), rtol=1e-5)
+    assert values["model_fn/adam/iteration"] == 3

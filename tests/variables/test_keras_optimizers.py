@@ -23,21 +23,10 @@ def tape_fn(features, labels, mode):
     return common.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
-def adam(steps, learning_rate=0.1):
-    """numpy: full-batch Adam (Keras's, epsilon 1e-7) on the linear regression from zero."""
-    w, m, v = np.zeros((3, 1)), np.zeros((3, 1)), np.zeros((3, 1))
-    for t in range(1, steps + 1):
-        g = 2 * X.T.astype(np.float64) @ (X @ w - Y) / len(X)
-        m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
-        corrected = learning_rate * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
-        w -= corrected * m / (np.sqrt(v) + 1e-7 * np.sqrt(1 - 0.999 ** t))
-    return w
-
-
 @pytest.mark.parametrize("num_towers", [1, 2])
 def test_the_update_is_done_once_a_step_with_the_towers_average(tmp_path, num_towers):
     est = common.Estimator(tape_fn, str(tmp_path), config=common.RunConfig(device_plan=models.plan(num_towers)))
     est.train(lambda: tf.data.Dataset.from_tensors((X, Y)).repeat(), steps=4)
     values = est.variable_values()
-    np.testing.assert_allclose(values["model_fn/linear/kernel"], adam(4), rtol=1e-5)
+    np.testing.assert_allclose(values["model_fn/linear/kernel"], models.linear_adam(X, Y, 4), rtol=1e-5)
     assert values["global_step"] == 4 and values["model_fn/adam/iteration"] == 4  # its state checkpointed too
