@@ -12,10 +12,9 @@ a DNNClassifier and a DNNRegressor.
 import functools
 import inspect
 
-import keras
 import tensorflow as tf
 
-from common.canned import optimizers
+from common.canned import head_metrics, optimizers
 from common.spec import metrics
 from common.spec.export_outputs import ClassificationOutput, PredictOutput, RegressionOutput
 from common.spec.model_fn import EstimatorSpec, ModeKeys
@@ -285,7 +284,8 @@ class BinaryClassHead(_ClassHead):
     def __init__(self, weight_column=None, thresholds=None, label_vocabulary=None, loss_reduction=None,
                  loss_fn=None, name=None):
         super().__init__(2, weight_column, label_vocabulary, loss_reduction, name, loss_fn)
-        self._thresholds = checked_thresholds(thresholds)
+        self._thresholds = head_metrics.checked_thresholds(thresholds)
+        self.pr_auc_summation = head_metrics.INTERPOLATION  # tf.compat.v1.estimator's: TRAPEZOIDAL
 
     def predictions(self, logits):
         logistic = tf.sigmoid(logits)
@@ -310,49 +310,14 @@ class BinaryClassHead(_ClassHead):
                 "prediction/mean": metrics.mean(logistic, weights),
                 "label/mean": label_mean,
                 "accuracy_baseline": baseline,
-                "auc": auc(labels, logistic, weights, "ROC"),
-                "auc_precision_recall": auc(labels, logistic, weights, "PR"),
-                **threshold_metrics(self._thresholds, labels, logistic, weights)}
+                "auc": head_metrics.auc(labels, logistic, weights, "ROC"),
+                "auc_precision_recall": head_metrics.auc(labels, logistic, weights, "PR", self.pr_auc_summation),
+                **head_metrics.threshold_metrics(self._thresholds, labels, logistic, weights)}
 
     def _export_outputs(self, predictions):
         output = self._classification_output(predictions)
         return {DEFAULT_SERVING_KEY: output, CLASSIFY_KEY: output,
                 REGRESS_KEY: RegressionOutput(predictions["logistic"]), PREDICT_KEY: PredictOutput(predictions)}
-
-
-def checked_thresholds(thresholds):
-    thresholds = tuple(thresholds or ())
-    for threshold in thresholds:
-        if not 0.0 < threshold < 1.0:
-            raise ValueError(f"thresholds must be in (0, 1), got {threshold}")
-    return thresholds
-
-
-def threshold_metrics(thresholds, labels, probabilities, weights):
-    """accuracy, precision and recall at each threshold, under tf.estimator's keys ("accuracy/positive_threshold_
-    0.3"); probabilities [batch, n] against 0/1 labels [batch, n], weights [batch, 1] or None."""
-    found = {}
-    broadcast = None if weights is None else tf.broadcast_to(weights, tf.shape(probabilities))
-    for threshold in thresholds:
-        key = f"positive_threshold_{threshold:g}"
-        accuracy = keras.metrics.BinaryAccuracy(threshold=threshold)  # (per example: its classes' mean)
-        accuracy.update_state(labels, probabilities, sample_weight=None if weights is None else weights[:, 0])
-        precision = keras.metrics.Precision(thresholds=threshold)
-        precision.update_state(labels, probabilities, sample_weight=broadcast)
-        recall = keras.metrics.Recall(thresholds=threshold)
-        recall.update_state(labels, probabilities, sample_weight=broadcast)
-        found.update({f"accuracy/{key}": accuracy, f"precision/{key}": precision, f"recall/{key}": recall})
-    return found
-
-
-def auc(labels, predictions, weights, curve):
-    """Keras's AUC (200 thresholds; PR by careful interpolation), as tf.estimator 2.15's heads updated it (the
-    weights [batch, 1] broadcast over predictions of several classes)."""
-    metric = keras.metrics.AUC(curve=curve, name="auc" if curve == "ROC" else "auc_precision_recall")
-    if weights is not None:
-        weights = tf.broadcast_to(weights, tf.shape(predictions))
-    metric.update_state(labels, predictions, sample_weight=weights)
-    return metric
 
 
 class RegressionHead(Head):

@@ -12,7 +12,7 @@ class in classes_for_class_based_metrics.
 
 import tensorflow as tf
 
-from common.canned import heads
+from common.canned import head_metrics, heads
 from common.spec import metrics
 from common.spec.export_outputs import ClassificationOutput, PredictOutput
 
@@ -24,7 +24,7 @@ class MultiLabelHead(heads.Head):
                  loss_fn=None, classes_for_class_based_metrics=None, name=None):
         if n_classes is None or n_classes < 2:
             raise ValueError(f"n_classes must be > 1 for multi-label classification, got {n_classes}")
-        self._thresholds = heads.checked_thresholds(thresholds)
+        self._thresholds = head_metrics.checked_thresholds(thresholds)
         if label_vocabulary is not None and len(label_vocabulary) != n_classes:
             raise ValueError(f"label_vocabulary has {len(label_vocabulary)} entries; it needs n_classes = "
                              f"{n_classes}")
@@ -77,16 +77,16 @@ class MultiLabelHead(heads.Head):
 
     def _metrics(self, labels, predictions, weights):
         probabilities = predictions["probabilities"]
-        found = {"auc": heads.auc(labels, probabilities, weights, "ROC"),
-                 "auc_precision_recall": heads.auc(labels, probabilities, weights, "PR")}
-        found.update(heads.threshold_metrics(self._thresholds, labels, probabilities, weights))
+        found = {"auc": head_metrics.auc(labels, probabilities, weights, "ROC"),
+                 "auc_precision_recall": head_metrics.auc(labels, probabilities, weights, "PR")}
+        found.update(head_metrics.threshold_metrics(self._thresholds, labels, probabilities, weights))
         for class_id in self._class_metrics:
             suffix = f"class{class_id}" if self._label_vocabulary is None else self._label_vocabulary[class_id]
             class_probabilities = probabilities[:, class_id:class_id + 1]
             class_labels = labels[:, class_id:class_id + 1]
             found[f"probability_mean/{suffix}"] = metrics.mean(class_probabilities, weights)
-            found[f"auc/{suffix}"] = heads.auc(class_labels, class_probabilities, weights, "ROC")
-            found[f"auc_precision_recall/{suffix}"] = heads.auc(class_labels, class_probabilities, weights, "PR")
+            found[f"auc/{suffix}"] = head_metrics.auc(class_labels, class_probabilities, weights, "ROC")
+            found[f"auc_precision_recall/{suffix}"] = head_metrics.auc(class_labels, class_probabilities, weights, "PR")
         return found
 
     def _export_outputs(self, predictions):

@@ -1,19 +1,41 @@
-"""tf.compat.v1.estimator's premade estimators: the same models, TF1's default learning rates.
+"""tf.compat.v1.estimator's premade estimators: the same models, TF1's defaults.
 
 TF 1.x's DNN estimators gave a named optimizer a rate of 0.05 and its linear
 ones min(0.2, 1/sqrt(columns)); TF 2.x's (common.canned) give 0.001 and 0.2.
-Wide-and-deep and the baseline did not change.
+Its classifiers and regressors summed the loss over the batch
+(loss_reduction SUM) where TF 2.x's average it, and its binary heads summed
+the precision-recall curve by trapezoids (tf.compat.v1.metrics.auc). The
+rates of wide-and-deep and the baseline did not change.
 """
 
-from common.canned import estimators
+import inspect
+
+from common.canned import estimators, head_metrics, heads
 
 
 def _tf1_flavour(cls):
-    return type(cls.__name__, (cls,), {"rates": estimators.TF1_RATES, "__module__": __name__,
-                                       "__doc__": f"tf.compat.v1.estimator.{cls.__name__}: TF1's default rates."})
+    """cls with TF1's rates; where it makes its head, TF1's default loss_reduction (SUM) and PR AUC."""
+    attributes = {"rates": estimators.TF1_RATES, "__module__": __name__,
+                  "__doc__": f"tf.compat.v1.estimator.{cls.__name__}: TF1's defaults."}
+    signature = inspect.signature(cls.__init__)
+    if "loss_reduction" in signature.parameters:
+        def __init__(self, *args, **kwargs):
+            bound = signature.bind(self, *args, **kwargs)
+            bound.arguments.setdefault("loss_reduction", heads.SUM)
+            cls.__init__(*bound.args, **bound.kwargs)
+            if isinstance(self.head, heads.BinaryClassHead):
+                self.head.pr_auc_summation = head_metrics.TRAPEZOIDAL
+
+        __init__.__signature__ = signature.replace(parameters=[
+            p.replace(default=heads.SUM) if p.name == "loss_reduction" else p for p in signature.parameters.values()])
+        attributes["__init__"] = __init__
+    return type(cls.__name__, (cls,), attributes)
 
 
-DNNEstimator, DNNClassifier, DNNRegressor, LinearEstimator, LinearClassifier, LinearRegressor = (
+(DNNEstimator, DNNClassifier, DNNRegressor, LinearEstimator, LinearClassifier, LinearRegressor,
+ DNNLinearCombinedClassifier, DNNLinearCombinedRegressor, BaselineClassifier, BaselineRegressor) = (
     _tf1_flavour(cls) for cls in (estimators.DNNEstimator, estimators.DNNClassifier, estimators.DNNRegressor,
                                   estimators.LinearEstimator, estimators.LinearClassifier,
-                                  estimators.LinearRegressor))
+                                  estimators.LinearRegressor, estimators.DNNLinearCombinedClassifier,
+                                  estimators.DNNLinearCombinedRegressor, estimators.BaselineClassifier,
+                                  estimators.BaselineRegressor))

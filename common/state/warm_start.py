@@ -2,7 +2,7 @@
 
 import dataclasses
 import re
-from typing import Mapping
+from typing import Mapping, Optional
 
 import tensorflow as tf
 from absl import logging
@@ -19,10 +19,21 @@ class WarmStartSettings:
     against the names of the trainable model variables, e.g. "backbone/" to
     take a backbone and leave a new head alone; a list of regexes, matched
     against every model variable (batch-norm statistics too); None: none.
+    var_name_to_prev_var_name: {model variable name: its name in the
+    checkpoint}, for variables named otherwise there.
     """
 
     ckpt_to_initialize_from: str
     vars_to_warm_start: object = ".*"
+    var_name_to_vocab_info: Optional[dict] = None
+    var_name_to_prev_var_name: Optional[dict] = None
+
+    def __post_init__(self):
+        if self.var_name_to_vocab_info:
+            raise NotImplementedError(
+                f"WarmStartSettings(var_name_to_vocab_info=...) for {sorted(self.var_name_to_vocab_info)}: "
+                "remapping rows to a new vocabulary is not kept here; warm-start those variables from a "
+                "checkpoint trained on the same vocabulary, or leave them out of vars_to_warm_start")
 
 
 def _warm_start_names(vars_to_warm_start, model_names, trainable_names):
@@ -40,7 +51,16 @@ def warm_start(settings, variables: Mapping[str, tf.Variable], model_names, trai
     nothing: every name and shape is checked and every value read first."""
     path = resolve(settings.ckpt_to_initialize_from, "warm_start_from")
     names = _warm_start_names(settings.vars_to_warm_start, model_names, trainable_names)
-    missing, reshaped = missing_and_reshaped(variable_shapes(path), variables, names)
+    previous = dict(settings.var_name_to_prev_var_name or {})
+    unused = sorted(set(previous) - set(names))
+    if unused:
+        raise ValueError(f"warm start from {path}: var_name_to_prev_var_name names {describe(unused)}, which "
+                         f"vars_to_warm_start={settings.vars_to_warm_start!r} does not take from this model")
+    in_checkpoint = variable_shapes(path)
+    source = {name: previous.get(name, name) for name in names}
+    saved = {name: in_checkpoint[source[name]] for name in names if source[name] in in_checkpoint}
+    missing, reshaped = missing_and_reshaped(saved, variables, names)
+    missing = [f"{n} (as {previous[n]})" if n in previous else n for n in missing]
     if missing:
         raise CheckpointMismatchError(
             f"warm start from {path}: variables matching {settings.vars_to_warm_start!r} "
@@ -48,8 +68,8 @@ def warm_start(settings, variables: Mapping[str, tf.Variable], model_names, trai
         )
     if reshaped:
         raise CheckpointMismatchError(f"warm start from {path}: shapes differ for {describe(reshaped)}")
-    values = read_values(path, names)
+    values = read_values(path, list(source.values()))
     for name in names:
-        variables[name].assign(values[name])
+        variables[name].assign(values[source[name]])
     logging.info("Warm-started %d variable(s) from %s", len(names), path)
     return names

@@ -41,7 +41,8 @@ CANNED_NAMES = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearClassifi
                 "BoostedTreesRegressor", "BoostedTreesEstimator", "boosted_trees_classifier_train_in_memory",
                 "boosted_trees_regressor_train_in_memory")
 TF1_DEFAULT_CANNED = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearClassifier", "LinearRegressor",
-                      "LinearEstimator")  # tf.compat.v1.estimator's had other default learning rates
+                      "LinearEstimator", "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
+                      "BaselineClassifier", "BaselineRegressor")  # tf.compat.v1.estimator's: other defaults
 CONTRIB_NAMES = {"tf.contrib.layers.": ("layer_norm", "xavier_initializer", "l2_regularizer"),
                  "tf.contrib.lookup.": ("index_table_from_tensor", "index_to_string_table_from_tensor",
                                         "index_table_from_file")}

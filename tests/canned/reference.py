@@ -9,6 +9,8 @@ import numpy as np
 import tensorflow as tf
 
 from common import canned
+from common.canned import v1
+from common.tf1 import feature_column as tf1_feature_column
 
 CASES = json.load(open(os.path.join(os.path.dirname(__file__), "tf215_reference.json")))["cases"]
 A = np.array([0.5, -1.0, 1.5, 2.0, -0.5, 0.0, 1.0, -2.0], np.float32)
@@ -24,6 +26,34 @@ TARGETS = np.array([1.0, -0.5, 2.0, 0.3, 0.0, 1.5, -1.0, 0.7], np.float32)
 def columns():
     return (tf.feature_column.numeric_column("a"), tf.feature_column.numeric_column("b"),
             tf.feature_column.categorical_column_with_vocabulary_list("c", ["x", "y", "z"]))
+
+
+ALL_FEATURES = dict(FEATURES, h=np.array(["p", "q", "r", "s", "p", "t", "u", "q"]),
+                    i=np.array([0, 1, 3, 2, 1, 0, 3, 2]), k=np.array([0, 2, 1, 1, 2, 0, 1, 2]),
+                    s=np.array(["m", "n", "m", "o", "n", "o", "m", "n"]),
+                    kw=np.array([1.0, 0.5, 2.0, 1.0, 1.5, 1.0, 0.5, 2.0], np.float32))
+
+
+def all_kinds_of_columns():
+    """(linear, dnn) columns of every kind: vocabulary file, hash, identity, crossed, weighted, bucketized;
+    numeric, indicator, embedding of a weighted column."""
+    fc = tf.feature_column
+    a, b, _ = columns()
+    by_file = fc.categorical_column_with_vocabulary_file("c", os.path.join(os.path.dirname(__file__),
+                                                                          "vocabulary.txt"))
+    identity = fc.categorical_column_with_identity("i", 4)
+    weighted = fc.weighted_categorical_column(fc.categorical_column_with_identity("k", 3), "kw")
+    linear = [fc.categorical_column_with_hash_bucket("h", 5), identity, fc.crossed_column(["h", by_file], 7),
+              weighted, by_file, fc.bucketized_column(a, [0.0, 1.0])]
+    return linear, [a, b, fc.indicator_column(identity), fc.embedding_column(weighted, 2)]
+
+
+def all_kinds_and_shared_embeddings():
+    """all_kinds_of_columns, the DNN's with two shared embedding columns (TF1's, as TF1 programs had them)."""
+    linear, dnn = all_kinds_of_columns()
+    shared = tf1_feature_column.shared_embedding_columns(
+        [tf.feature_column.categorical_column_with_hash_bucket(key, 4) for key in ("s", "h")], 2)
+    return linear, dnn + shared
 
 
 def binary_loss(labels, logits, features):
@@ -44,6 +74,10 @@ def absolute_error(labels, logits):
 def estimator(case, **kwargs):
     """(estimator, features, labels) of a reference case."""
     a, b, c = columns()
+    def wide_and_deep(columns):
+        return dict(linear_feature_columns=columns[0], dnn_feature_columns=columns[1], dnn_hidden_units=[3],
+                    **kwargs)
+
     makers = {
         "dnn3": lambda: (canned.DNNClassifier([3], [a, b], n_classes=3, **kwargs), LABELS3),
         "dnn2w": lambda: (canned.DNNClassifier([3], [a, b], weight_column="w", **kwargs), LABELS2),
@@ -70,11 +104,15 @@ def estimator(case, **kwargs):
                                                         optimizer=keras.optimizers.Adam(0.05), **kwargs), LABELS3),
         "lin2legacycall": lambda: (canned.LinearClassifier([a, b, c], optimizer=lambda: keras.optimizers.Adam(0.05),
                                                            **kwargs), LABELS2),
+        "wdall": lambda: (canned.DNNLinearCombinedClassifier(**wide_and_deep(all_kinds_of_columns())), LABELS2),
+        "wdall_v1": lambda: (v1.DNNLinearCombinedClassifier(**wide_and_deep(all_kinds_and_shared_embeddings())),
+                             LABELS2),
         "dnn3vocab": lambda: (canned.DNNClassifier([3], [a, b], n_classes=3, label_vocabulary=["p", "q", "r"],
                                                    **kwargs), np.array(["p", "q", "r"])[LABELS3]),
     }
     made, labels = makers[case]()
-    return made, ({"a": A} if case.startswith("base") else FEATURES), labels
+    features = {"a": A} if case.startswith("base") else ALL_FEATURES if case.startswith("wdall") else FEATURES
+    return made, features, labels
 
 
 def write_initial_checkpoint(case, path):

@@ -75,3 +75,24 @@ def test_warm_start_from_nowhere_says_so(tmp_path):
     with pytest.raises(ValueError, match="warm_start_from: no checkpoint found at"):
         warm_start(common.WarmStartSettings(str(tmp_path / "none")), model_variables(), MODEL_NAMES,
                                MODEL_NAMES)
+
+
+def test_a_variable_named_otherwise_in_the_checkpoint_is_taken_under_its_old_name(tmp_path):
+    source = model_variables(scale=4.0)
+    source["old/kernel"] = source.pop("net/dense/kernel")
+    path = save(tmp_path, 5, source)
+    variables = model_variables(scale=1.0)
+    settings = common.WarmStartSettings(path, var_name_to_prev_var_name={"net/dense/kernel": "old/kernel"})
+    assert warm_start(settings, variables, MODEL_NAMES, MODEL_NAMES) == MODEL_NAMES
+    np.testing.assert_array_equal(variables["net/dense/kernel"].numpy(), np.full([2, 3], 4.0))
+    with pytest.raises(common.CheckpointMismatchError, match=r"not in that checkpoint: net/dense/kernel \(as nope\)"):
+        warm_start(common.WarmStartSettings(path, var_name_to_prev_var_name={"net/dense/kernel": "nope"}),
+                   model_variables(), MODEL_NAMES, MODEL_NAMES)
+    with pytest.raises(ValueError, match="var_name_to_prev_var_name names head/w, which vars_to_warm_start='net/'"):
+        warm_start(common.WarmStartSettings(path, "net/", var_name_to_prev_var_name={"head/w": "w"}),
+                   model_variables(), MODEL_NAMES, MODEL_NAMES)
+
+
+def test_vocabulary_remapping_is_refused_by_name():
+    with pytest.raises(NotImplementedError, match=r"var_name_to_vocab_info=...\) for \['emb'\]"):
+        common.WarmStartSettings("ckpt", ".*", {"emb": object()})

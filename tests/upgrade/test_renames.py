@@ -28,5 +28,7 @@ def test_tensorflow_counterparts_exist_and_flavours_are_kept():
             assert tf_names.exists(new), (old, new)
     assert renames.RENAMES["tf.compat.v1.estimator.DNNClassifier"] == "common.canned.v1.DNNClassifier"
     assert renames.RENAMES["tf.estimator.DNNClassifier"] == "common.canned.DNNClassifier"
+    assert renames.RENAMES["tf.compat.v1.estimator.DNNLinearCombinedClassifier"] == \
+        "common.canned.v1.DNNLinearCombinedClassifier"  # (TF1 summed the loss: its own flavour)
     assert renames.RENAMES["tf.contrib.layers.layer_norm"] == "common.tf1.contrib.layer_norm"
     assert "tf.contrib." in renames.UNSUPPORTED

@@ -118,7 +118,7 @@ def test_premade_estimators_and_heads_become_common_canneds_with_tf1s_flavour_ke
     assert new.splitlines()[:3] == ["import common", "import common.canned", "import common.canned.v1"]
     body = new.splitlines()[-5:]
     assert body == ["a = common.canned.DNNClassifier([3], cols)", "b = common.canned.v1.LinearRegressor(cols)",
-                    "c = common.canned.DNNLinearCombinedClassifier(dnn_feature_columns=cols)",
+                    "c = common.canned.v1.DNNLinearCombinedClassifier(dnn_feature_columns=cols)",  # (it summed)
                     "h = common.canned.MultiClassHead(3)", "t = common.canned.BoostedTreesClassifier(cols, 1)"]
     assert not any(c.refused for c in changes)
 
