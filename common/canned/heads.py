@@ -134,13 +134,19 @@ class Head:
     def _training_loss(self, labels, logits, features, regularization_losses):
         """(per-example loss, labels as the metrics read them, weights, the reduced and regularized loss)."""
         weights = self._weights(features)
-        unweighted, metric_labels = self._unweighted_loss(self._dense_labels(labels, logits), logits)
+        dense = self._dense_labels(labels, logits)
+        unweighted, metric_labels = self._unweighted_loss(dense, logits)
         if self._loss_fn is not None:
-            unweighted = call_loss_fn(self._loss_fn, metric_labels, logits, features, unweighted.shape[-1])
+            unweighted = call_loss_fn(self._loss_fn, self._loss_fn_labels(metric_labels, dense), logits, features,
+                                      unweighted.shape[-1])
         loss = self._reduce(unweighted, weights)
         if regularization_losses:
             loss += tf.add_n(list(regularization_losses))
         return unweighted, metric_labels, weights, loss
+
+    def _loss_fn_labels(self, metric_labels, dense_labels):
+        """The labels a loss_fn gets: as the metrics read them (a class head's: overridden)."""
+        return metric_labels
 
     def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
         """The training loss: weighted per-example loss reduced over the batch, plus regularization."""
@@ -269,6 +275,10 @@ class MultiClassHead(_ClassHead):
         ids = self._class_ids_of(labels)
         loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ids[:, 0], logits=logits)
         return loss[:, tf.newaxis], ids
+
+    def _loss_fn_labels(self, metric_labels, dense_labels):
+        """Class ids in the labels' own integer dtype, as tf.estimator gave them (int64 from a vocabulary)."""
+        return tf.cast(metric_labels, dense_labels.dtype) if dense_labels.dtype.is_integer else metric_labels
 
     def _metrics(self, labels, predictions, weights):
         return {"accuracy": metrics.accuracy(labels, predictions["class_ids"], _flat(weights))}

@@ -66,6 +66,19 @@ def test_a_loss_fn_with_other_arguments_or_another_shape_is_refused_by_name():
         (0.0 + 1.0 + 0.0 + 1.0) / 4)
 
 
+def test_a_multi_class_loss_fn_gets_class_ids_in_the_labels_dtype():
+    seen = []
+
+    def loss_fn(labels, logits):
+        seen.append(labels.dtype)
+        return tf.zeros_like(logits[:, :1])
+
+    canned.MultiClassHead(3, loss_fn=loss_fn).loss(tf.constant([1, 2], tf.int32), LOGITS3)
+    canned.MultiClassHead(3, label_vocabulary=["a", "b", "c"], loss_fn=loss_fn).loss(tf.constant(["a", "c"]), LOGITS3)
+    canned.BinaryClassHead(loss_fn=loss_fn).loss(tf.constant([1, 0], tf.int32), LOGITS3[:, :1])
+    assert seen == [tf.int32, tf.int64, tf.float32]  # as tf.estimator 2.15's heads gave them
+
+
 def test_a_loss_fn_is_read_as_tf_estimator_read_it_kwargs_and_partials_included():
     def scaled(labels, logits, scale, **unused):
         return scale * tf.abs(logits - labels)
