@@ -2,8 +2,8 @@
 
 tf.estimator 2.15's heads (common.canned.heads) used Keras's AUC, which sums
 the precision-recall curve by careful interpolation; tf.compat.v1.estimator's
-used tf.compat.v1.metrics.auc, which sums it by trapezoids. ROC is the same
-both ways.
+used tf.compat.v1.metrics.auc, which sums both curves by trapezoids and adds
+an epsilon to the rates (ROC differs by that epsilon only).
 """
 
 import keras
@@ -11,7 +11,7 @@ import tensorflow as tf
 
 INTERPOLATION = "interpolation"
 TRAPEZOIDAL = "trapezoidal"
-_EPSILON = 1e-7  # (TF1's, added to both sides of precision and recall)
+_EPSILON = 1e-6  # (tf.compat.v1.metrics.auc's, in its recall, precision and false positive rate)
 
 
 def checked_thresholds(thresholds):
@@ -40,28 +40,30 @@ def threshold_metrics(thresholds, labels, probabilities, weights):
 
 
 def auc(labels, predictions, weights, curve, summation=INTERPOLATION):
-    """Keras's AUC (200 thresholds; PR by careful interpolation), as tf.estimator 2.15's heads updated it, or
-    for PR with summation TRAPEZOIDAL, TF1's; the weights [batch, 1] broadcast over predictions of several
-    classes."""
-    if summation == TRAPEZOIDAL and curve == "PR":
-        metric = TrapezoidalPrAUC(name="auc_precision_recall")
+    """The AUC of `curve` ("ROC" or "PR"): Keras's (INTERPOLATION), as tf.estimator 2.15's heads updated it,
+    or TF1's (TRAPEZOIDAL); the weights [batch, 1] broadcast over predictions of several classes."""
+    name = "auc" if curve == "ROC" else "auc_precision_recall"
+    if summation == TRAPEZOIDAL:
+        metric = TF1AUC(curve=curve, name=name)
+    elif summation == INTERPOLATION:
+        metric = keras.metrics.AUC(curve=curve, name=name)
     else:
-        metric = keras.metrics.AUC(curve=curve, name="auc" if curve == "ROC" else "auc_precision_recall")
+        raise ValueError(f"summation={summation!r}: {INTERPOLATION!r} (Keras's) or {TRAPEZOIDAL!r} (TF1's)")
     if weights is not None:
         weights = tf.broadcast_to(weights, tf.shape(predictions))
     metric.update_state(labels, predictions, sample_weight=weights)
     return metric
 
 
-class TrapezoidalPrAUC(keras.metrics.AUC):
-    """tf.compat.v1.metrics.auc(curve="PR"): Keras's thresholds and counts (TF1's: 200, 1e-7 past 0 and 1),
-    the precision-recall curve summed by trapezoids."""
-
-    def __init__(self, name="auc_precision_recall"):
-        super().__init__(curve="PR", name=name)
+class TF1AUC(keras.metrics.AUC):
+    """tf.compat.v1.metrics.auc: Keras's thresholds and counts (TF1's: 200, 1e-7 past 0 and 1), the curve
+    summed by trapezoids with TF1's 1e-6 in its rates (an eval set of one class scores near 1, not 0)."""
 
     def result(self):
-        tp, fp, fn = self.true_positives, self.false_positives, self.false_negatives
+        tp, fp, tn, fn = self.true_positives, self.false_positives, self.true_negatives, self.false_negatives
         recall = (tp + _EPSILON) / (tp + fn + _EPSILON)
-        precision = (tp + _EPSILON) / (tp + fp + _EPSILON)
-        return tf.reduce_sum((recall[:-1] - recall[1:]) * (precision[:-1] + precision[1:]) / 2.0)
+        if self.curve.value == "ROC":
+            x, y = fp / (fp + tn + _EPSILON), recall
+        else:
+            x, y = recall, (tp + _EPSILON) / (tp + fp + _EPSILON)
+        return tf.reduce_sum((x[:-1] - x[1:]) * (y[:-1] + y[1:]) / 2.0)

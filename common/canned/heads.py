@@ -295,7 +295,7 @@ class BinaryClassHead(_ClassHead):
                  loss_fn=None, name=None):
         super().__init__(2, weight_column, label_vocabulary, loss_reduction, name, loss_fn)
         self._thresholds = head_metrics.checked_thresholds(thresholds)
-        self.pr_auc_summation = head_metrics.INTERPOLATION  # tf.compat.v1.estimator's: TRAPEZOIDAL
+        self.auc_summation = head_metrics.INTERPOLATION  # tf.compat.v1.estimator's: TRAPEZOIDAL
 
     def predictions(self, logits):
         logistic = tf.sigmoid(logits)
@@ -320,8 +320,8 @@ class BinaryClassHead(_ClassHead):
                 "prediction/mean": metrics.mean(logistic, weights),
                 "label/mean": label_mean,
                 "accuracy_baseline": baseline,
-                "auc": head_metrics.auc(labels, logistic, weights, "ROC"),
-                "auc_precision_recall": head_metrics.auc(labels, logistic, weights, "PR", self.pr_auc_summation),
+                "auc": head_metrics.auc(labels, logistic, weights, "ROC", self.auc_summation),
+                "auc_precision_recall": head_metrics.auc(labels, logistic, weights, "PR", self.auc_summation),
                 **head_metrics.threshold_metrics(self._thresholds, labels, logistic, weights)}
 
     def _export_outputs(self, predictions):

@@ -6,10 +6,12 @@ Ftrl at min(0.2, 1/sqrt(columns)) for a linear model), as tf.estimator's
 canned estimators made it. A TF1 optimizer instance (tf.compat.v1.train.*,
 upgraded to common.tf1.train.*) is used as given. A Keras optimizer instance
 was made before model_fn ran, so its variables are outside the model (no
-checkpoint or tower average knows them): like tf.estimator 2.15, which
-converted it to a legacy optimizer from its config, each model_fn call makes
-a copy from its config. A callable is called with no arguments, inside
-model_fn, for one of those.
+checkpoint or tower average knows them), so each model_fn call makes a copy
+from its config (this project's choice: tf.estimator 2.15 took only Keras's
+legacy optimizers, which made their variables in its graph). The copy has
+the config's settings only, and its name is the class's, so its state is
+checkpointed alike in every process. A callable is called with no
+arguments, inside model_fn, for one of those.
 """
 
 import keras
@@ -45,8 +47,9 @@ def _copy_from_config(optimizer):
     try:
         with tf.init_scope():  # (the config reads the learning rate's value)
             config = optimizer.get_config()
+        config.pop("name", None)  # (Keras numbers names per process: adam, adam_1, ...)
         return type(optimizer).from_config(config)
-    except (TypeError, ValueError) as error:
+    except Exception as error:  # (a user's optimizer may fail in any way; the message says what to do)
         raise ValueError(f"the Keras optimizer {type(optimizer).__name__} given to a premade estimator is remade in "
                          f"model_fn from its config, which failed ({error}); give a callable returning a new one "
                          "instead") from error

@@ -3,28 +3,30 @@
 TF 1.x's DNN estimators gave a named optimizer a rate of 0.05 and its linear
 ones min(0.2, 1/sqrt(columns)); TF 2.x's (common.canned) give 0.001 and 0.2.
 Its classifiers and regressors summed the loss over the batch
-(loss_reduction SUM) where TF 2.x's average it, and its binary heads summed
-the precision-recall curve by trapezoids (tf.compat.v1.metrics.auc). The
+(loss_reduction SUM) where TF 2.x's average it, and its binary heads took
+tf.compat.v1.metrics.auc's AUC (trapezoids, an epsilon in the rates). The
 rates of wide-and-deep and the baseline did not change.
 """
 
+import functools
 import inspect
 
 from common.canned import estimators, head_metrics, heads
 
 
 def _tf1_flavour(cls):
-    """cls with TF1's rates; where it makes its head, TF1's default loss_reduction (SUM) and PR AUC."""
+    """cls with TF1's rates; where it makes its head, TF1's default loss_reduction (SUM) and AUC."""
     attributes = {"rates": estimators.TF1_RATES, "__module__": __name__,
                   "__doc__": f"tf.compat.v1.estimator.{cls.__name__}: TF1's defaults."}
     signature = inspect.signature(cls.__init__)
     if "loss_reduction" in signature.parameters:
+        @functools.wraps(cls.__init__)
         def __init__(self, *args, **kwargs):
             bound = signature.bind(self, *args, **kwargs)
             bound.arguments.setdefault("loss_reduction", heads.SUM)
             cls.__init__(*bound.args, **bound.kwargs)
             if isinstance(self.head, heads.BinaryClassHead):
-                self.head.pr_auc_summation = head_metrics.TRAPEZOIDAL
+                self.head.auc_summation = head_metrics.TRAPEZOIDAL
 
         __init__.__signature__ = signature.replace(parameters=[
             p.replace(default=heads.SUM) if p.name == "loss_reduction" else p for p in signature.parameters.values()])

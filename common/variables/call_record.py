@@ -12,6 +12,7 @@ model is initialized (common.estimator.model_state).
 import dataclasses
 from typing import Callable, Dict, List, Optional, Tuple
 
+import keras
 import tensorflow as tf
 
 
@@ -33,7 +34,9 @@ class DeferredUpdate:
         """The optimizer's learning rate as a float32 scalar tensor, or None when it does not say."""
         for attribute in ("_learning_rate", "learning_rate", "_lr"):
             rate = getattr(self.optimizer, attribute, None)
-            if callable(rate) and not isinstance(rate, (tf.Tensor, tf.Variable)):
+            if isinstance(rate, keras.optimizers.schedules.LearningRateSchedule):
+                rate = rate(self.optimizer.iterations)  # (a Keras optimizer's schedule, of its own step)
+            elif callable(rate) and not isinstance(rate, (tf.Tensor, tf.Variable)):
                 rate = rate()
             if isinstance(rate, (int, float, tf.Tensor, tf.Variable)) or hasattr(rate, "dtype"):
                 return tf.cast(rate, tf.float32)

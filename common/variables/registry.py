@@ -262,9 +262,9 @@ class ModelRegistry:
         """(store, key) of the TF1 or served store holding `variable`, or None."""
         inner = tf_variable(variable)
         for store in (self.tf1, self.served):
-            for key, held in store.variables.items():
-                if held is inner:
-                    return store, key
+            key = store.key_of(inner)
+            if key is not None:
+                return store, key
         return None
 
     def tracked_variables(self):

@@ -84,15 +84,23 @@ class ServedVariables:
         self.prefix = prefix
         self.variables: Dict[str, tf.Variable] = {}
         self._wrappers: Dict[str, object] = {}
+        self._keys = {}  # id(variable) -> its key
 
     def record(self, key, variable):
         self.variables[key] = variable
+        self._keys[id(variable)] = key
 
     def forget(self, variables):
         """Drops these variables (a module's, recorded while it was built on
         its first call: the module serves them, not this store)."""
         owned = {id(v) for v in variables}
         self.variables = {k: v for k, v in self.variables.items() if id(v) not in owned}
+        self._keys = {id(v): k for k, v in self.variables.items()}
+
+    def key_of(self, variable):
+        """The key `variable` (a tf.Variable) is held under, or None."""
+        key = self._keys.get(id(variable))
+        return key if key is not None and self.variables.get(key) is variable else None
 
     def serve(self, key, shape, dtype):
         """The variable recorded under `key`, checked against what the call asks for."""

@@ -38,6 +38,31 @@ def test_a_keras_instance_is_remade_from_its_config_and_left_as_given():
         optimizers.optimizer_instance(Scaled(2.0, learning_rate=0.1), 0.05)
 
 
+def test_a_keras_instance_resumes_in_a_process_that_made_other_optimizers(tmp_path):
+    """Keras names optimizers per process (adam, adam_1, ...); the copy's state is saved under the class's name."""
+    a, b, _ = reference.columns()
+    for _ in range(2):
+        keras.optimizers.Adam(0.1)  # (another optimizer of the process, between the runs)
+        estimator = canned.LinearRegressor([a, b], model_dir=str(tmp_path), optimizer=keras.optimizers.Adam(0.05))
+        estimator.train(reference.train_input(reference.FEATURES, reference.TARGETS), steps=1)
+    assert estimator.get_variable_value("model_fn/adam/iteration") == 2
+
+
+@pytest.mark.parametrize("as_callable", [False, True])
+def test_a_keras_learning_rate_schedule_decays_with_the_optimizers_step(tmp_path, as_callable):
+    schedule = keras.optimizers.schedules.ExponentialDecay(0.1, decay_steps=1, decay_rate=0.5)
+    given = (lambda: keras.optimizers.SGD(schedule)) if as_callable else keras.optimizers.SGD(schedule)
+    x = np.arange(8, dtype=np.float32)
+    estimator = canned.LinearRegressor([tf.feature_column.numeric_column("x")], model_dir=str(tmp_path),
+                                       optimizer=given)
+    estimator.train(reference.train_input({"x": x}, x), steps=3)
+    w = bias = 0.0
+    for step in range(3):  # numpy: gradient descent on mean squared error at 0.1 * 0.5 ** step
+        residual = w * x + bias - x
+        w, bias = w - 0.1 * 0.5 ** step * 2 * np.mean(residual * x), bias - 0.1 * 0.5 ** step * 2 * np.mean(residual)
+    assert float(estimator.get_variable_value("linear/linear_model/bias_weights")[0]) == pytest.approx(bias, rel=1e-5)
+
+
 @pytest.mark.parametrize("given", [lambda: tf1_train.GradientDescentOptimizer(0.5), lambda: keras.optimizers.SGD(0.5)])
 def test_tf1_and_keras_instances_train_a_premade_estimator_alike(given, tmp_path):
     a, b, _ = reference.columns()

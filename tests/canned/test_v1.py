@@ -34,8 +34,8 @@ def test_tf1s_classifiers_and_regressors_sum_their_loss_by_default():
     assert canned.DNNLinearCombinedClassifier(linear_feature_columns=[c]).head._loss_reduction == \
         "sum_over_batch_size"
     assert inspect.signature(v1.DNNClassifier).parameters["loss_reduction"].default == "sum"
-    assert v1.LinearClassifier([a]).head.pr_auc_summation == "trapezoidal"
-    assert canned.LinearClassifier([a]).head.pr_auc_summation == "interpolation"
+    assert v1.LinearClassifier([a]).head.auc_summation == "trapezoidal"
+    assert canned.LinearClassifier([a]).head.auc_summation == "interpolation"
 
 
 def test_a_loss_summed_over_the_batch_takes_batch_size_times_the_step(tmp_path):

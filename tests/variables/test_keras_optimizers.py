@@ -28,5 +28,8 @@ def test_the_update_is_done_once_a_step_with_the_towers_average(tmp_path, num_to
     est = common.Estimator(tape_fn, str(tmp_path), config=common.RunConfig(device_plan=models.plan(num_towers)))
     est.train(lambda: tf.data.Dataset.from_tensors((X, Y)).repeat(), steps=4)
     values = est.variable_values()
+    assert sorted(values) == ["global_step", "model_fn/adam/iteration", "model_fn/adam/learning_rate",  # one slot each
+                              "model_fn/adam/model_fn_linear_kernel_momentum",
+                              "model_fn/adam/model_fn_linear_kernel_velocity", "model_fn/linear/kernel"]
     np.testing.assert_allclose(values["model_fn/linear/kernel"], models.linear_adam(X, Y, 4), rtol=1e-5)
     assert values["global_step"] == 4 and values["model_fn/adam/iteration"] == 4  # its state checkpointed too

@@ -9,6 +9,7 @@ import tensorflow as tf
 
 import common
 from common.state import checkpoints
+from common.variables import served as served_variables
 from tests import models
 
 FEATURES, LABELS = models.blobs(256)
@@ -165,3 +166,13 @@ def test_a_trainable_variable_made_outside_model_fn_is_refused_by_name(tmp_path)
     with pytest.raises(ValueError, match="model_fn reads the trainable variable made_outside:0, made outside model_fn"):
         est.train(models.train_input(FEATURES, LABELS, 32), steps=1)
     assert not os.path.exists(tmp_path / "checkpoint")
+
+
+def test_a_store_finds_the_key_of_the_variable_it_holds():
+    store = served_variables.ServedVariables("model")
+    kept, dropped = tf.Variable(1.0), tf.Variable(2.0)
+    store.record("dense/kernel", kept)
+    store.record("dense/bias", dropped)
+    store.forget([dropped])
+    assert store.key_of(kept) == "dense/kernel" and store.key_of(dropped) is None
+    assert store.key_of(tf.Variable(1.0)) is None
