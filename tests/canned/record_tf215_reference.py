@@ -3,10 +3,11 @@ holding tensorflow-cpu==2.15.1 (it brings tensorflow-estimator 2.15), from the p
 
     /path/to/tf215/bin/python -m tests.canned.record_tf215_reference [CASE ...]
 
-Each case (all of reference_data's when none is named) is trained 3 steps of batch 8 with
-RunConfig(tf_random_seed=1); its initial weights (model.ckpt-0), its weights after the 3 steps (the
-step and the Keras optimizers' "training/" slots left out; TF1's slots kept), its eval metrics, its prediction keys and its export's signature
-method names replace the case's entry in tf215_reference.json. Not a test: the tests read what it wrote.
+Each case (all of them when none is named) is trained 3 steps of batch 8 with
+RunConfig(tf_random_seed=1). Its initial weights (model.ckpt-0), its weights after the 3 steps (the step
+and the Keras optimizers' "training/" slots left out; TF1's slots kept), its eval metrics, its prediction
+keys and its export's signature method names replace the case's entry in tf215_reference.json. Not a
+test: the tests read what it wrote.
 """
 
 import json
