@@ -9,15 +9,12 @@ signatures under TensorFlow Serving's keys). Only the head differs between
 a DNNClassifier and a DNNRegressor.
 """
 
-import functools
-import inspect
-
 import tensorflow as tf
 
 from common.canned import head_metrics, optimizers
 from common.spec import metrics
 from common.spec.export_outputs import ClassificationOutput, PredictOutput, RegressionOutput
-from common.spec.model_fn import EstimatorSpec, ModeKeys
+from common.spec.model_fn import EstimatorSpec, ModeKeys, named_arguments
 
 SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
 SUM = "sum"
@@ -37,18 +34,11 @@ def loss_reduction_of(loss_reduction):
     return _REDUCTIONS[key]
 
 
-def _named_arguments(function):
-    """The arguments a call may name, as tf.estimator's fn_args counted them (not *args, **kwargs, partials')."""
-    return [name for name, parameter in inspect.signature(function).parameters.items()
-            if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
-            and not (isinstance(function, functools.partial) and name in function.keywords)]
-
-
 def checked_loss_fn(loss_fn):
     """loss_fn(labels, logits[, features]) as tf.estimator took it, as f(labels, logits, features), or None."""
     if loss_fn is None:
         return None
-    names = set(_named_arguments(loss_fn))
+    names = set(named_arguments(loss_fn))
     missing = [name for name in ("labels", "logits") if name not in names]
     unknown = sorted(names - {"labels", "logits", "features", "loss_reduction"})
     if missing or unknown:

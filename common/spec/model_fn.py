@@ -6,15 +6,24 @@ averages and applies the gradients (see `common.engine.step`).
 """
 
 import collections
+import functools
 import inspect
 
 from common.spec import export_outputs, metrics
 
 
+def named_arguments(fn):
+    """The arguments a call may name, as tf.estimator's fn_args counted them: not *args or **kwargs, nor
+    what a functools.partial has bound (its value stays)."""
+    return [name for name, parameter in inspect.signature(fn).parameters.items()
+            if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+            and not (isinstance(fn, functools.partial) and name in fn.keywords)]
+
+
 def call_with_wanted_args(fn, required, optional):
     """fn(**required, **the items of `optional` that fn's signature names):
     model_fn and input_fn may leave labels, mode, params and config out."""
-    wanted = set(inspect.signature(fn).parameters)
+    wanted = set(named_arguments(fn))
     return fn(**required, **{name: value for name, value in optional.items() if name in wanted})
 
 

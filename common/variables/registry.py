@@ -248,8 +248,7 @@ class ModelRegistry:
             variables = {id(v): v for v in self._module_variables() + list(self.served.variables.values())
                          + list(self.tf1.variables.values())}
             return [v for v in variables.values() if v.trainable]
-        tf1 = {id(v) for v in self.tf1.variables.values()}
-        return [t.variable if id(t.variable) in tf1 else t.api_variable
+        return [t.variable if self.tf1.key_of(t.variable) is not None else t.api_variable
                 for t in self.tracked_variables() if t.trainable]
 
     def keras_view(self, variable):
@@ -338,12 +337,14 @@ def defer_update(optimizer, grads_and_vars, apply, keras_variables=False):
     variable a train tower's Keras layer stands in for becomes the one it
     serves: its Keras variable for a Keras optimizer (keras_variables), else
     the tf.Variable, named as TF1 code reads it."""
+    registry = active_registry()
+
     def resolved(variable):
         served = served_variables.served_variable(variable)
-        return active_registry().keras_view(served) if keras_variables else tf_variable(served)
+        return registry.keras_view(served) if keras_variables else tf_variable(served)
 
     pairs = [(g, resolved(v)) for g, v in grads_and_vars]
-    active_registry().call.updates.append(call_record.DeferredUpdate(optimizer, pairs, apply))
+    registry.call.updates.append(call_record.DeferredUpdate(optimizer, pairs, apply))
     return tf.no_op(name="deferred_update")
 
 

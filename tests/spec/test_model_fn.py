@@ -1,11 +1,13 @@
 """EstimatorSpec normalises its fields; check_spec names what a model_fn's answer lacks."""
 
+import functools
 import re
 
 import pytest
 import tensorflow as tf
 
 import common
+from common.spec import model_fn as model_fn_lib
 from common.spec.model_fn import check_spec
 
 TRAIN, EVAL, PREDICT = common.ModeKeys.TRAIN, common.ModeKeys.EVAL, common.ModeKeys.PREDICT
@@ -109,3 +111,14 @@ def test_check_spec_loss_must_be_scalar(mode):
         mode, predictions=tf.zeros([4]), loss=tf.zeros([4]), optimizer=object())
     with pytest.raises(ValueError, match=r"loss must be a scalar, got shape \(4,\)"):
         check_spec(spec, mode)
+
+
+def test_a_partials_bound_argument_keeps_its_value_as_tf_estimator_kept_it():
+    def model_fn(features, labels, mode, params, **kwargs):
+        return features, labels, mode, params, kwargs
+
+    bound = functools.partial(model_fn, params={"units": 3})
+    assert model_fn_lib.named_arguments(bound) == ["features", "labels", "mode"]
+    assert model_fn_lib.call_with_wanted_args(bound, {"features": 1}, {"labels": 2, "mode": "train", "params": {},
+                                                                       "config": None}) == \
+        (1, 2, "train", {"units": 3}, {})
