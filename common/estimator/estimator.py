@@ -28,6 +28,7 @@ from common.estimator.parts import EstimatorParts, user_hooks
 from common.estimator.run_config import RunConfig
 from common.export import receivers, saved_model
 from common.hooks.protocol import RunContext
+from common.spec import export_outputs
 from common.spec.model_fn import ModeKeys
 from common.state import checkpoints
 from common.state import scratch as scratch_folders
@@ -223,8 +224,8 @@ class Estimator:
         def outputs_fn(key):
             def outputs(features):
                 spec = model.call(features, None, ModeKeys.PREDICT).spec
-                if spec.export_outputs is None:
-                    return spec.predictions if isinstance(spec.predictions, dict) else {"predictions": spec.predictions}
+                if spec.export_outputs is None:  # tf.estimator's default: PredictOutput(predictions)
+                    return export_outputs.PredictOutput(spec.predictions).outputs()
                 return saved_model.with_default(spec.export_outputs)[key].outputs()
             return outputs
 

@@ -73,3 +73,24 @@ def test_resources_made_collects_the_tables_made_inside():
     with export.resources_made() as made:
         table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(["a"], [1]), 0)
     assert made == [table]
+
+
+def _doubling_fn(features, labels, mode):
+    """predictions one tensor, no export_outputs: tf.estimator served it as PredictOutput's "output"."""
+    scale = tf.compat.v1.get_variable("scale", [], initializer=tf.compat.v1.constant_initializer(2.0))
+    predictions = features * scale
+    if mode == common.ModeKeys.PREDICT:
+        return common.EstimatorSpec(mode, predictions=predictions)
+    loss = tf.reduce_mean(tf.square(predictions - labels))
+    return common.EstimatorSpec(mode, loss=loss,
+                                train_op=common.tf1.train.GradientDescentOptimizer(0.0).minimize(loss))
+
+
+def test_a_single_prediction_tensor_is_served_as_output_as_tf_estimator_did(tmp_path):
+    est = common.Estimator(_doubling_fn, str(tmp_path / "model"))
+    est.train(lambda: tf.data.Dataset.from_tensors(([1.0], [0.0])).repeat(), steps=1)
+    receiver = common.build_raw_serving_input_receiver_fn(tf.TensorSpec([None], tf.float32, name="number"))
+    path = est.export_saved_model(str(tmp_path / "export"), receiver)
+    outputs = tf.saved_model.load(path).signatures["serving_default"](number=tf.constant([100.0, 105.0]))
+    assert list(outputs) == ["output"]
+    assert list(outputs["output"].numpy()) == [200.0, 210.0]
