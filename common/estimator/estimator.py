@@ -206,13 +206,20 @@ class Estimator:
             predict_keys, info.predictions_dict, yield_single_examples)
 
     # ---------------------------------------------------------------- export
-    def export_saved_model(self, export_dir_base, serving_input_receiver_fn, checkpoint_path=None):
+    def export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,
+                           checkpoint_path=None, experimental_mode=ModeKeys.PREDICT):
         """Exports the latest checkpoint's model as a SavedModel; returns its path.
 
         Each signature runs model_fn in PREDICT mode on one device: one per
         export_outputs key (serving_default: the predictions, without them)
         and receiver alternative, with TensorFlow Serving's method names.
+        tf.estimator's arguments; assets_extra, as_text and a training or
+        evaluation graph (experimental_mode) are refused by name.
         """
+        saved_model.check_write_options("export_saved_model", assets_extra, as_text)
+        if experimental_mode != ModeKeys.PREDICT:
+            raise NotImplementedError(f"export_saved_model: experimental_mode={experimental_mode!r} is not supported; "
+                                      f"a SavedModel here serves {ModeKeys.PREDICT!r} signatures only")
         model = self._parts.model
         signature_inputs = receivers.serving_inputs(serving_input_receiver_fn)
         default = signature_inputs[receivers.DEFAULT_SIGNATURE]
@@ -236,3 +243,11 @@ class Estimator:
                 signature_inputs, saved_model.with_default(info.export_outputs), outputs_fn)
         module.resources = list(resources)
         return saved_model.write_saved_model(export_dir_base, module, signatures, methods)
+
+    def export_savedmodel(self, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,
+                          checkpoint_path=None, strip_default_attrs=False):
+        """tf.compat.v1.estimator's name for export_saved_model, which TF1 programs call
+        (strip_default_attrs: TF2's SavedModel writer always strips them)."""
+        del strip_default_attrs
+        return self.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra, as_text,
+                                       checkpoint_path)

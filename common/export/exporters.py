@@ -14,6 +14,7 @@ import os
 import tensorflow as tf
 from absl import logging
 
+from common.export import saved_model
 from common.state import summaries
 
 
@@ -37,9 +38,7 @@ class Exporter:
 class _SavedModelExporter(Exporter):
     def __init__(self, name, serving_input_receiver_fn, exports_to_keep, assets_extra=None, as_text=False):
         super().__init__(name)
-        if assets_extra or as_text:
-            raise NotImplementedError(f"{type(self).__name__} {name!r}: assets_extra and as_text are not supported "
-                                      "(SavedModels are written in binary, with the assets the model tracks)")
+        saved_model.check_write_options(f"{type(self).__name__} {name!r}", assets_extra, as_text)
         if serving_input_receiver_fn is None:
             raise ValueError(f"{type(self).__name__} {name!r}: serving_input_receiver_fn is required")
         if exports_to_keep is not None and exports_to_keep < 1:

@@ -120,6 +120,13 @@ class ExportPath(str):
         return str(self)
 
 
+def check_write_options(owner, assets_extra=None, as_text=False):
+    """tf.estimator's export options that a TF2 SavedModel write has no counterpart for, refused by name."""
+    if assets_extra or as_text:
+        raise NotImplementedError(f"{owner}: assets_extra and as_text are not supported "
+                                  "(SavedModels are written in binary, with the assets the model tracks)")
+
+
 def write_saved_model(export_dir_base, module, signatures, methods=None):
     """Saves under export_dir_base/<timestamp>, via a temp dir and a rename,
     so a failed export never leaves a partial directory under a final name;

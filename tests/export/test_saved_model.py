@@ -2,6 +2,7 @@
 
 import os
 
+import pytest
 import tensorflow as tf
 
 import common
@@ -94,3 +95,16 @@ def test_a_single_prediction_tensor_is_served_as_output_as_tf_estimator_did(tmp_
     outputs = tf.saved_model.load(path).signatures["serving_default"](number=tf.constant([100.0, 105.0]))
     assert list(outputs) == ["output"]
     assert list(outputs["output"].numpy()) == [200.0, 210.0]
+
+
+def test_tf1s_export_savedmodel_exports_and_unsupported_options_are_refused_by_name(tmp_path):
+    est = common.Estimator(_doubling_fn, str(tmp_path / "model"))
+    est.train(lambda: tf.data.Dataset.from_tensors(([1.0], [0.0])).repeat(), steps=1)
+    receiver = common.build_raw_serving_input_receiver_fn(tf.TensorSpec([None], tf.float32, name="number"))
+    path = est.export_savedmodel(str(tmp_path / "export"), receiver, strip_default_attrs=True)
+    assert tf.saved_model.load(path).signatures["serving_default"](number=tf.constant([1.5]))["output"].numpy() == [3.0]
+    with pytest.raises(NotImplementedError, match="export_saved_model: assets_extra and as_text are not supported"):
+        est.export_saved_model(str(tmp_path / "export"), receiver, as_text=True)
+    with pytest.raises(NotImplementedError, match="experimental_mode='train' is not supported"):
+        est.export_saved_model(str(tmp_path / "export"), receiver, experimental_mode=common.ModeKeys.TRAIN)
+    assert os.listdir(tmp_path / "export") == [os.path.basename(path)]
