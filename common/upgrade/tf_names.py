@@ -8,6 +8,7 @@ nowhere (tf.contrib's).
 """
 
 import functools
+import importlib
 import types
 
 
@@ -29,8 +30,19 @@ def _first_non_module(canonical):
         try:
             value = getattr(value, part)
         except (AttributeError, ImportError):
-            return _MISSING
+            value = _submodule(value, part)
+            if value is _MISSING:
+                return _MISSING
     return value
+
+
+def _submodule(module, name):
+    """module's submodule `name` that TensorFlow's API does not list as an attribute (tensorflow.python and
+    what is under it, which TF1 programs import from), or _MISSING."""
+    try:
+        return importlib.import_module(f"{module.__name__}.{name}")
+    except ImportError:
+        return _MISSING
 
 
 def exists(canonical):

@@ -9,6 +9,9 @@ def test_exists_resolves_modules_and_stops_at_the_first_other_object():
     assert not tf_names.exists("tf.get_variable")
     assert not tf_names.exists("tf.contrib.layers")
     assert not tf_names.exists("np.zeros")
+    # tensorflow.python is no attribute of TF 2's API, but TF1 programs import from it and it is there
+    assert tf_names.exists("tf.python.client.device_lib.list_local_devices")
+    assert not tf_names.exists("tf.python.client.no_such_module")
 
 
 def test_compat_v1_name_moves_only_what_tf_lacks_at_the_top_and_compat_v1_has():
