@@ -85,6 +85,8 @@ def _renames():
             renames[prefix + name] = ("common.canned.v1." if tf1 else "common.canned.") + name
         for name in EARLY_STOPPING_NAMES:
             renames[prefix + "experimental." + name] = "common.early_stopping." + name
+        for name in ("numpy_input_fn", "pandas_input_fn"):
+            renames[prefix + "inputs." + name] = "common.estimator.inputs." + name
     for name in ("tf.compat.v1.feature_column.shared_embedding_columns", "tf.feature_column.shared_embedding_columns",
                  "tf.feature_column.shared_embeddings"):  # (TensorFlow builds them only in graph mode)
         renames[name] = "common.tf1.feature_column.shared_embedding_columns"
@@ -120,6 +122,10 @@ def _renames():
 
 
 RENAMES = _renames()
+
+# What a TF1 original's tf.estimator names meant that TensorFlow 2.21 cannot say (it has no tf.estimator): TF1's
+# tf.estimator.DNNClassifier was the class tf.compat.v1.estimator kept, with TF1's defaults.
+TF1_MEANINGS = {"tf.estimator." + name: "tf.compat.v1.estimator." + name for name in TF1_DEFAULT_CANNED}
 
 # Calls that only made sense in a TF1 graph; a statement that is one of them is commented out.
 REMOVED_CALLS = ("tf.compat.v1.disable_eager_execution", "tf.compat.v1.disable_v2_behavior",

@@ -17,7 +17,7 @@ import tokenize
 
 from common.upgrade import aliases, idioms, positions, scopes, tf_names
 from common.upgrade.idioms import Change
-from common.upgrade.renames import KERAS_PREFIXES, REMOVED_CALLS, RENAMES, UNSUPPORTED
+from common.upgrade.renames import KERAS_PREFIXES, REMOVED_CALLS, RENAMES, TF1_MEANINGS, UNSUPPORTED
 
 class NotRewritable(ValueError):
     """Valid Python the upgrade cannot rewrite without changing what it does not own."""
@@ -142,11 +142,15 @@ def _rewrite_name(tokens, first, last, name, tensorflow_aliases, tf1_program):
                                             "  # removed by common.upgrade: this project runs TF2 eagerly")],
                     [Change(start[0], start[1], f"commented out {name}(): this project runs TF2 eagerly")], name)
         return [], [Change(start[0], start[1], f"{name}() must go: this project runs TF2 eagerly", refused=True)], name
-    plain_tf = head_tokens == 1 and tensorflow_aliases.get(name.split(".")[0]) == "tf" \
-        and _longest_prefix(canonical, UNSUPPORTED) is None
+    tf_head = head_tokens == 1 and tensorflow_aliases.get(name.split(".")[0]) == "tf"
+    plain_tf = tf_head and _longest_prefix(canonical, UNSUPPORTED) is None
     # A TF1 original's names mean what TF1's meant: moved to tf.compat.v1 (which keeps that meaning) before any
     # rule renames them (its tf.summary.image is TF1's); in a TF2-era file only a name TF 2 lacks, no rule took.
-    moved = tf_names.compat_v1_name(canonical, True) if tf1_program and plain_tf else None
+    tf1_prefix = _longest_prefix(canonical, TF1_MEANINGS) if tf1_program and tf_head else None
+    if tf1_prefix is not None:
+        moved = TF1_MEANINGS[tf1_prefix] + canonical[len(tf1_prefix):]
+    else:
+        moved = tf_names.compat_v1_name(canonical, True) if tf1_program and plain_tf else None
     prefix, prefix_last = (None, None) if moved else _rename(tokens, first, canonical, head_size, head_tokens)
     if moved is None and prefix is None and plain_tf:
         moved = tf_names.compat_v1_name(canonical)

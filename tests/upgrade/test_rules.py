@@ -123,6 +123,24 @@ def test_premade_estimators_and_heads_become_common_canneds_with_tf1s_flavour_ke
     assert not any(c.refused for c in changes)
 
 
+def test_a_tf1_originals_premade_estimators_are_tf1s_and_its_numpy_input_fns_the_projects():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        tf.logging.set_verbosity(tf.logging.INFO)
+        a = tf.estimator.DNNClassifier([3], cols)
+        h = tf.estimator.MultiClassHead(3)
+        i = tf.estimator.inputs.numpy_input_fn(x, y, shuffle=True)
+        j = tf.compat.v1.estimator.inputs.pandas_input_fn(frame, shuffle=False)
+        ''')
+    body = new.splitlines()[-4:]
+    assert body == ["a = common.canned.v1.DNNClassifier([3], cols)",  # TF1's tf.estimator.DNNClassifier summed
+                    "h = common.canned.MultiClassHead(3)",
+                    "i = common.estimator.inputs.numpy_input_fn(x, y, shuffle=True)",
+                    "j = common.estimator.inputs.pandas_input_fn(frame, shuffle=False)"]
+    assert "import common.estimator.inputs" in new.splitlines()
+    assert not any(c.refused for c in changes)
+
+
 def test_an_already_upgraded_file_is_left_as_it_is():
     once, _ = upgrade('''\
         import tensorflow as tf
