@@ -36,13 +36,9 @@ flags.DEFINE_boolean("keras_worker", False, "Internal: run the Keras side and pr
 
 def keras_side():
     import keras
-    from cifar10 import input_fn, resnet
-    precision.set_compute_dtype(FLAGS.dtype)
-    model = resnet.ResNetCifar10(FLAGS.num_layers).build()
-    if FLAGS.dtype != "float32":  # float32 logits into the loss, as cifar10.model_fn casts them
-        model = keras.Model(model.inputs, keras.layers.Activation("linear", dtype="float32")(model.outputs[0]))
+    from cifar10 import input_fn
     rate = harness.keras_fit_examples_per_sec(
-        model, input_fn.synthetic_dataset(FLAGS.batch_size),
+        harness.keras_resnet(FLAGS.num_layers, FLAGS.dtype), input_fn.synthetic_dataset(FLAGS.batch_size),
         keras.losses.SparseCategoricalCrossentropy(from_logits=True),
         keras.optimizers.SGD(0.1, momentum=0.9), FLAGS.batch_size, FLAGS.steps,
         warmup=FLAGS.warmup)

@@ -26,7 +26,9 @@ from absl import flags  # noqa: E402
 
 import common  # noqa: E402
 from cifar10 import generate_cifar10_tfrecords as generator  # noqa: E402
+from cifar10 import resnet  # noqa: E402
 from common import hooks  # noqa: E402
+from common.devices import precision  # noqa: E402
 
 
 def estimator_examples_per_sec(model_fn, params, input_fn, plan, batch_size, steps, steps_per_loop=10,
@@ -67,6 +69,15 @@ def logged_examples_per_sec(log, after_step):
     if not intervals:
         raise ValueError(f"no examples/sec interval starts at or after step {after_step}")
     return sum(n for n, _ in intervals) / sum(n / rate for n, rate in intervals)
+
+
+def keras_resnet(num_layers, dtype):
+    """cifar10's ResNet as a Keras model in `dtype` (float32 logits, as cifar10.model_fn casts them)."""
+    precision.set_compute_dtype(dtype)
+    model = resnet.ResNetCifar10(num_layers).build()
+    if dtype != "float32":
+        model = keras.Model(model.inputs, keras.layers.Activation("linear", dtype="float32")(model.outputs[0]))
+    return model
 
 
 def keras_fit_examples_per_sec(model, dataset, loss, optimizer, batch_size, steps, warmup=5):

@@ -59,7 +59,8 @@ def _check_flags():
         raise app.UsageError(str(error)) from error
 
 
-def _params(plan, batches_per_epoch):
+def model_params(batches_per_epoch):
+    """model_fn's params from the flags."""
     return dict(num_layers=FLAGS.num_layers, data_format=FLAGS.data_format,
                 batch_norm_decay=FLAGS.batch_norm_decay, batch_norm_epsilon=FLAGS.batch_norm_epsilon,
                 weight_decay=FLAGS.weight_decay, optimizer=FLAGS.optimizer, momentum=FLAGS.momentum,
@@ -95,7 +96,7 @@ def main(argv):
                  plan.variable_strategy, FLAGS.data_format)
 
     config = cli.run_config(plan, cluster, FLAGS.job_dir, save_checkpoints_steps=FLAGS.save_checkpoints_steps)
-    estimator = common.Estimator(model_fn.model_fn, config=config, params=_params(plan, batches_per_epoch))
+    estimator = common.Estimator(model_fn.model_fn, config=config, params=model_params(batches_per_epoch))
     eval_metrics = ("accuracy", "loss")
     train_hooks = [hooks.ExamplesPerSecondHook(FLAGS.train_batch_size, every_n_steps=10),
                    hooks.LoggingTensorHook({"learning_rate": "learning_rate", "loss": "loss"}, every_n_iter=100),
