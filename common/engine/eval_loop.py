@@ -3,6 +3,7 @@ hooks, turns the totals into results and writes them for TensorBoard."""
 
 import os
 
+import numpy as np
 import tensorflow as tf
 from absl import logging
 
@@ -44,9 +45,15 @@ def results(totals, metric_results):
     values = {}
     for name, result in metric_results.items():
         prefix = name + "/"
-        values[name] = result({k[len(prefix):]: v for k, v in totals.items() if k.startswith(prefix)})
-    values["loss"] = float(totals["batch_loss_sum"] / totals["batches"])
+        values[name] = _as_metric_value(result({k[len(prefix):]: v for k, v in totals.items() if k.startswith(prefix)}))
+    values["loss"] = _as_metric_value(totals["batch_loss_sum"] / totals["batches"])
     return values
+
+
+def _as_metric_value(value):
+    """tf.estimator's results were its float32 metric variables' values: a float becomes a numpy float32
+    (a program's `.item()` or `np.float32` check holds); arrays stay as they are."""
+    return np.float32(value) if isinstance(value, (float, np.floating)) else value
 
 
 def eval_dir(model_dir, name=None):

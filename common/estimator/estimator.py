@@ -186,7 +186,7 @@ class Estimator:
                                user_hooks(hooks, info), RunContext(self.model_dir, ("loss",)),
                                steps, parts.config.steps_per_loop)
         results = eval_loop.results(totals, info.metric_results)
-        results["global_step"] = int(parts.model.global_step.numpy())
+        results["global_step"] = parts.model.global_step.numpy()  # an int64 numpy scalar, as tf.estimator's
         eval_loop.write_results(self.model_dir, name, results, restored)
         return results
 
