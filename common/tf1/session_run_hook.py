@@ -116,11 +116,12 @@ class SessionRunHookAdapter(hooks_lib.Hook):
     def after_step(self, step, values, context):
         if any(name not in values for name in self._names):
             return  # the input ended before the step it asked about: TF1's run raised, after_run never came
+        results = None  # as TF1 gave a hook whose before_run asked for nothing
         if self._fetches is not None:
             named = {**values, "global_step": step - 1}
             results = tf.nest.map_structure(lambda fetch: named[hooks_lib.value_name(fetch)], self._fetches)
-            with self._global_step():
-                self.hook.after_run(self._context, SessionRunValues(results, None, None))
+        with self._global_step():
+            self.hook.after_run(self._context, SessionRunValues(results, None, None))
         if self._context is not None and self._context.stop_requested:
             context.request_stop()
 

@@ -65,6 +65,20 @@ def test_a_session_run_hook_sees_tf1_step_numbers_and_stops_training(tmp_path):
                               ("before_save", 3), ("after_save", 3), ("end", 3)]
 
 
+def test_a_hook_whose_before_run_asks_for_nothing_hears_after_run_each_step_with_no_results(tmp_path):
+    class CountsRuns(tf1_hooks.SessionRunHook):  # TF's migration guide's hook: before_run returns None
+        def __init__(self):
+            self.results = []
+
+        def after_run(self, run_context, run_values):
+            self.results.append(run_values.results)
+
+    hook = CountsRuns()
+    est = common.Estimator(models.classifier_fn, str(tmp_path), params={"hidden": 4})
+    est.train(models.train_input(FEATURES, LABELS, 16), steps=5, hooks=[hook])
+    assert hook.results == [None] * 5
+
+
 def test_fetches_the_step_does_not_offer_and_session_use_are_refused_by_name(tmp_path):
     class AsksForLogits(tf1_hooks.SessionRunHook):
         def before_run(self, run_context):
