@@ -52,16 +52,37 @@ class Layer:
         self._reuse = _reuse
         self._scope = None
         self.built = False
+        self._weights = []  # (variable, trainable), in the order made
+
+    @property
+    def trainable_weights(self):
+        return [v for v, trainable in self._weights if trainable]
+
+    @property
+    def non_trainable_weights(self):
+        return [v for v, trainable in self._weights if not trainable]
+
+    @property
+    def weights(self):
+        """As TF1's Keras-based layers listed them: the trainable ones first."""
+        return self.trainable_weights + self.non_trainable_weights
+
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+    variables = weights
 
     def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None, trainable=True,
                    constraint=None, collections=None):
         """A variable of the layer's scope; initializers and regularizers may be Keras identifiers ("zeros"),
         as TF1's Keras-based layers took them."""
-        return tf.compat.v1.get_variable(
+        trainable = trainable and self.trainable
+        variable = tf.compat.v1.get_variable(
             name, shape, dtype or self.dtype or tf.float32,
             initializer=keras.initializers.get(initializer) if isinstance(initializer, (str, dict)) else initializer,
             regularizer=keras.regularizers.get(regularizer) if isinstance(regularizer, (str, dict)) else regularizer,
-            trainable=trainable and self.trainable, constraint=constraint, collections=collections)
+            trainable=trainable, constraint=constraint, collections=collections)
+        self._weights.append((variable, trainable))
+        return variable
 
     def _add_kernel_and_bias(self, kernel_shape, units):
         """A dense or convolution layer's "kernel" and (with use_bias) "bias", from its (initializer,

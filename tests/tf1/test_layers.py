@@ -28,6 +28,20 @@ def test_tf1_batch_normalization_keeps_tf1_defaults(tmp_path):
     np.testing.assert_allclose(moving_mean, 0.01 * x.mean(axis=0), rtol=1e-5)  # TF1's momentum: 0.99
 
 
+def test_a_tf1_layer_object_lists_its_variables_as_tf1s_keras_based_layers_did():
+    with tf.Graph().as_default():
+        dense, norm = layers.Dense(3, name="d"), layers.BatchNormalization(name="bn")
+        norm(dense(tf.zeros([2, 4])), training=True)
+        assert [v.name for v in dense.weights] == ["d/kernel:0", "d/bias:0"]
+        assert dense.variables == dense.trainable_weights == dense.trainable_variables == dense.weights
+        assert [v.name for v in norm.weights] == ["bn/gamma:0", "bn/beta:0", "bn/moving_mean:0",
+                                                  "bn/moving_variance:0"]
+        assert [v.name for v in norm.non_trainable_weights] == ["bn/moving_mean:0", "bn/moving_variance:0"]
+        frozen = layers.Dense(1, trainable=False, name="f")
+        frozen(tf.zeros([2, 4]))
+        assert frozen.trainable_weights == [] and len(frozen.non_trainable_variables) == 2
+
+
 def test_tf1_names_and_sharing_as_a_tf1_graph_had_them(tmp_path):
     names = []
 
