@@ -5,7 +5,7 @@ predictions)}`: a pair of the running value and the op that updates it. Here
 each pair is backed by a Keras metric (its state created once and shared by
 every tower, reset before each evaluation; see common.served_variables), with
 TF1's arithmetic: weights broadcast to the values, labels and predictions of
-precision and recall cast to bool, AUC by the trapezoidal rule over 200
+precision, recall and the counts (true_positives & co.) cast to bool, AUC by the trapezoidal rule over 200
 thresholds.
 
 The update_op of a ratio metric (accuracy, mean, precision, recall, the
@@ -56,6 +56,26 @@ class _WeightedRatio(keras.metrics.Metric):
         return self._transform(value) if self._transform else value
 
 
+class _WeightedSum(keras.metrics.Metric):
+    """sum(weights * values) over everything seen, in float64 (TF1's true_positives and the other counts)."""
+
+    def __init__(self, name):
+        super().__init__(name=name)
+        self.total = self.add_variable((), "zeros", dtype="float64", name="total")
+
+    def add(self, values):
+        """Adds a batch; returns the batch's own sum (see the module's docstring)."""
+        batch = tf.reduce_sum(values)
+        self.total.assign_add(batch)
+        return batch
+
+    def update_state(self, *args, **kwargs):
+        raise NotImplementedError("updated through common.tf1.metrics functions")
+
+    def result(self):
+        return tf.identity(self.total)
+
+
 def _weights(weights, values):
     if weights is None:
         return tf.ones_like(values, tf.float64)
@@ -95,6 +115,34 @@ def recall(labels, predictions, weights=None, metrics_collections=None, updates_
     truth, predicted = _true_and_predicted(labels, predictions)
     w = _weights(weights, tf.cast(truth, tf.float64))
     return _ratio(name, "recall", tf.cast(truth & predicted, tf.float64) * w, tf.cast(truth, tf.float64) * w)
+
+
+def _count(name, labels, predictions, weights, truth_wanted, prediction_wanted):
+    """The weighted count of examples whose bool label is truth_wanted and bool prediction prediction_wanted."""
+    truth, predicted = _true_and_predicted(labels, predictions)
+    hits = tf.cast(tf.equal(truth, truth_wanted) & tf.equal(predicted, prediction_wanted), tf.float64)
+    metric = _WeightedSum(name)
+    return ValueAndUpdate(metric, metric.add(hits * _weights(weights, hits)))
+
+
+def true_positives(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                   name=None):
+    return _count(name or "true_positives", labels, predictions, weights, True, True)
+
+
+def false_positives(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                    name=None):
+    return _count(name or "false_positives", labels, predictions, weights, False, True)
+
+
+def true_negatives(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                   name=None):
+    return _count(name or "true_negatives", labels, predictions, weights, False, False)
+
+
+def false_negatives(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
+                    name=None):
+    return _count(name or "false_negatives", labels, predictions, weights, True, False)
 
 
 def _squared_or_absolute(labels, predictions, square):

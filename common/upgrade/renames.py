@@ -30,7 +30,7 @@ TF1_LAYERS = ("dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose", "batch_
               "BatchNormalization", "Dropout", "Flatten", "MaxPooling1D", "MaxPooling2D", "MaxPooling3D",
               "AveragePooling1D", "AveragePooling2D", "AveragePooling3D")
 TF1_METRICS = ("accuracy", "mean", "precision", "recall", "auc", "mean_squared_error", "root_mean_squared_error",
-               "mean_absolute_error")
+               "mean_absolute_error", "true_positives", "false_positives", "true_negatives", "false_negatives")
 REDUCTIONS = {"NONE": '"none"', "SUM": '"sum"', "SUM_OVER_BATCH_SIZE": '"sum_over_batch_size"',
               "AUTO": '"sum_over_batch_size"'}
 KERAS_PREFIXES = ("tf.keras.", "keras.", "tf.compat.v1.keras.")

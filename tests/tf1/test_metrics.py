@@ -39,6 +39,10 @@ def tf1_fn(features, labels, mode):
         "mse": metrics.mean_squared_error(tf.one_hot(labels, 2), probabilities),
         "rmse": metrics.root_mean_squared_error(tf.one_hot(labels, 2), probabilities),
         "mean_p1": metrics.mean(probabilities[:, 1], weights=tf.cast(positive, tf.float32)),
+        "tp": metrics.true_positives(positive, tf.equal(classes, 1)),
+        "fp": metrics.false_positives(positive, tf.equal(classes, 1)),
+        "tn": metrics.true_negatives(labels, classes),  # any numbers, read as bool
+        "fn_weighted": metrics.false_negatives(positive, tf.equal(classes, 1), weights=2.0),
     }
     train_op = tf1_train.MomentumOptimizer(0.1, 0.9).minimize(loss, tf1_train.get_global_step())
     return common.EstimatorSpec(mode, loss=loss, train_op=train_op, eval_metric_ops=eval_metric_ops)
@@ -69,6 +73,10 @@ def test_tf1_layers_and_metrics_train_and_stream_on_two_towers(tmp_path, strateg
     assert results["mse"] == pytest.approx(squared.mean(), rel=1e-5)
     assert results["rmse"] == pytest.approx(np.sqrt(squared.mean()), rel=1e-5)
     assert results["mean_p1"] == pytest.approx(p[positive, 1].mean(), rel=1e-5)
+    counts = [results[k] for k in ("tp", "fp", "tn", "fn_weighted")]
+    assert counts == [(positive & said_positive).sum(), (~positive & said_positive).sum(),
+                      (~positive & ~said_positive).sum(), 2 * (positive & ~said_positive).sum()]
+    assert sum(counts) - counts[3] / 2 == len(LABELS)
     auc = keras.metrics.AUC(num_thresholds=200)
     auc.update_state(positive, p[:, 1])
     assert results["auc"] == pytest.approx(float(auc.result()), abs=1e-6)
