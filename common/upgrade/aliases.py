@@ -90,6 +90,31 @@ def estimator_imports(tree, lines) -> List[EstimatorImport]:
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and _from_estimator(node.module)]
 
 
+@dataclasses.dataclass(frozen=True)
+class ContribImport:
+    """An import statement of tensorflow.contrib (gone since TensorFlow 2.0): where it is, and whether it is at
+    the module's top level (where it can be commented out; elsewhere it must leave a statement behind)."""
+
+    start: Tuple[int, int]  # (row, col) as tokenize counts them
+    end: Tuple[int, int]
+    top_level: bool
+
+
+def _imports_contrib(node):
+    if isinstance(node, ast.Import):
+        return any(a.name == "tensorflow.contrib" or a.name.startswith("tensorflow.contrib.") for a in node.names)
+    return isinstance(node, ast.ImportFrom) and node.level == 0 and bool(node.module) and (
+        node.module == "tensorflow.contrib" or node.module.startswith("tensorflow.contrib."))
+
+
+def contrib_imports(tree, lines) -> List[ContribImport]:
+    """Each statement of the file that imports tensorflow.contrib or a module under it."""
+    top_level = {id(node) for node in tree.body}
+    return [ContribImport(position(lines, node.lineno, node.col_offset),
+                          position(lines, node.end_lineno, node.end_col_offset), id(node) in top_level)
+            for node in ast.walk(tree) if _imports_contrib(node)]
+
+
 def import_lines(tree):
     """The line numbers import statements span (their module paths are not names the rules rewrite)."""
     lines = set()

@@ -93,6 +93,17 @@ def _estimator_import(statement):
                                                           f"rewrote the import from {statement.module}: {text}")
 
 
+def _contrib_import_removal(statement, lines):
+    """The edit that takes a tensorflow.contrib import out: each of its lines commented out at the top level,
+    else (inside a block, which must keep a statement) replaced by `pass`."""
+    if not statement.top_level:
+        return statement.start, statement.end, "pass  # common.upgrade removed an import of tensorflow.contrib"
+    rows = range(statement.start[0], statement.end[0] + 1)
+    text = "".join(lines[row - 1] for row in rows).rstrip("\r\n")
+    commented = "\n".join("# " + line for line in text.split("\n"))
+    return (statement.start[0], 0), (statement.end[0], len(lines[statement.end[0] - 1].rstrip("\r\n"))), commented
+
+
 def _canonical(name, tensorflow_aliases):
     """(canonical name, how many of its components the name's first tokens stand for (0: not TensorFlow's),
     how many tokens those are): `tf.compat.v1.x` where tf is tf.compat.v1 is tf.compat.v1.x, read from three."""
@@ -188,6 +199,10 @@ def upgrade_source(source):
         edit, change = _estimator_import(statement)
         edits.extend([edit] if edit else [])
         changes.append(change)
+    for statement in aliases.contrib_imports(tree, lines):
+        edits.append(_contrib_import_removal(statement, lines))
+        changes.append(Change(statement.start[0], statement.start[1], "removed the import of tensorflow.contrib "
+                              "(gone since TensorFlow 2.0): its names are rewritten below, or reported as ERROR"))
     shadowed = {positions.position(lines, *use) for use in scopes.shadowed_uses(
         tree, set(tensorflow_aliases), aliases.tensorflow_imports(tree))}
     names = [(name, first, last) for name, first, last in _dotted_names(tokens)

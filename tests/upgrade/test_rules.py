@@ -348,3 +348,34 @@ def test_tf_summary_image_is_tf2s_in_a_tf2_file_and_tf1s_in_a_tf1_original():
         tf.summary.image("x", images, 2)
         ''')
     assert "tf.compat.v1.summary.image(\"x\", images, 2)" in tf1  # TF1's third argument: max_outputs
+
+
+def test_imports_of_tensorflow_contrib_are_taken_out_and_their_uses_rewritten_or_refused():
+    new, changes = upgrade('''\
+        import tensorflow.compat.v1 as tf
+        from tensorflow.contrib import (tpu as contrib_tpu,
+                                        layers as contrib_layers)
+        import tensorflow.contrib.slim as slim
+        try:
+            from tensorflow.contrib import cluster_resolver
+        except ImportError:
+            raise
+        est = contrib_tpu.TPUEstimator(model_fn=f, use_tpu=False)
+        h = contrib_layers.layer_norm(x)
+        n = slim.conv2d(x, 3, 3)
+        ''')
+    body = new.splitlines()[-10:]
+    assert body == ["# from tensorflow.contrib import (tpu as contrib_tpu,",
+                    "#                                 layers as contrib_layers)",
+                    "# import tensorflow.contrib.slim as slim",
+                    "try:",
+                    "    pass  # common.upgrade removed an import of tensorflow.contrib",
+                    "except ImportError:",
+                    "    raise",
+                    "est = common.tpu.estimator.TPUEstimator(model_fn=f, use_tpu=False)",
+                    "h = common.tf1.contrib.layer_norm(x)",
+                    "n = slim.conv2d(x, 3, 3)"]
+    compile(new, "upgraded", "exec")
+    assert [c.message for c in changes if c.refused] == ["slim.conv2d: tf.contrib is gone since TensorFlow 2.0; find "
+                                                         "the op in core TensorFlow or Keras"]
+    assert sum("removed the import of tensorflow.contrib" in c.message for c in changes) == 3
