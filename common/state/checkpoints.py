@@ -28,6 +28,9 @@ import tensorflow as tf
 
 CHECKPOINT_NAME = "model.ckpt"
 GLOBAL_STEP = "global_step"
+# What tf.estimator's own services kept in its checkpoints beside the model: the flag its early-stopping hooks
+# raised. A model dir tf.estimator wrote resumes here without it.
+TF_ESTIMATOR_BOOKKEEPING = ("signal_early_stopping/STOP",)
 OPTIMIZER_PREFIX = "optimizer/"
 MODEL_FN_SCOPE = "model_fn"  # the variables model_fn builds itself (common.served_variables)
 RESERVED_MODULE_NAMES = ("optimizer", GLOBAL_STEP, MODEL_FN_SCOPE)
@@ -209,13 +212,14 @@ def missing_and_reshaped(saved, variables, names):
 def check_compatible(path, variables, required):
     """Raises CheckpointMismatchError unless every name in `required` is in the
     checkpoint with the variable's shape, and the checkpoint's model variables
-    are the model's (optimizer state and the global step may be absent)."""
+    are the model's (optimizer state and the global step may be absent; tf.estimator's bookkeeping is
+    ignored)."""
     saved = variable_shapes(path)
     missing, reshaped = missing_and_reshaped(saved, variables, required)
     reshaped = [f"{n} (checkpoint {saved[n]}, model {variables[n].shape.as_list()})" for n in reshaped]
     optimizer_state = optimizer_state_names(path)
-    extra = [n for n in saved if n not in variables
-             and not n.startswith(OPTIMIZER_PREFIX) and n != GLOBAL_STEP and n not in optimizer_state]
+    extra = [n for n in saved if n not in variables and not n.startswith(OPTIMIZER_PREFIX)
+             and n != GLOBAL_STEP and n not in optimizer_state and n not in TF_ESTIMATOR_BOOKKEEPING]
     if missing or extra or reshaped:
         parts = []
         if reshaped:

@@ -66,6 +66,13 @@ def test_check_compatible_names_extra_variables(tmp_path):
         checkpoints.check_compatible(path, model_variables(), list(model_variables()))
 
 
+def test_a_checkpoint_with_tf_estimators_early_stopping_flag_serves_the_model_it_was_saved_from(tmp_path):
+    variables = model_variables()
+    variables["signal_early_stopping/STOP"] = tf.Variable(False)  # TF 2.15's stop_if_* hooks saved it
+    path = save(tmp_path, 1, variables)
+    checkpoints.check_compatible(path, model_variables(), list(model_variables()))
+
+
 def test_check_compatible_names_reshaped_variables_with_both_shapes(tmp_path):
     path = save(tmp_path, 1, model_variables(kernel_shape=(2, 3)))
     wider = model_variables(kernel_shape=(2, 4))
