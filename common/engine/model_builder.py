@@ -119,6 +119,11 @@ class ModelBuilder:
         """(name, bytes, device) of each variable spread over several devices."""
         return list(self._balancer.assignments) if self._balancer else []
 
+    @property
+    def model_fn(self):
+        """The model_fn as the user gave it."""
+        return self._model_fn
+
     def scope(self):
         """The registry's scope, for running code that may trace model_fn."""
         return self.registry.model_fn_scope(calling=False)

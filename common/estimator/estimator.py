@@ -29,7 +29,7 @@ from common.estimator.run_config import RunConfig
 from common.export import receivers, saved_model
 from common.hooks.protocol import RunContext
 from common.spec import export_outputs
-from common.spec.model_fn import ModeKeys
+from common.spec.model_fn import ModeKeys, call_with_wanted_args
 from common.state import checkpoints
 from common.state import scratch as scratch_folders
 from common.state.checkpoint_store import CheckpointStore
@@ -89,6 +89,22 @@ class Estimator:
     @property
     def params(self):
         return dict(self._parts.params)
+
+    @property
+    def model_fn(self):
+        """model_fn(features, labels, mode, config) with this estimator's params bound, as tf.estimator's
+        property gave it (add_metrics wraps it)."""
+        user_model_fn, params = self._parts.model.model_fn, self.params
+
+        def public_model_fn(features, labels, mode, config):
+            return call_with_wanted_args(user_model_fn, {"features": features},
+                                         {"labels": labels, "mode": mode, "params": params, "config": config})
+        return public_model_fn
+
+    @property
+    def warm_start_from(self):
+        """The WarmStartSettings given (a path given becomes one), or None."""
+        return self._parts.state.warm_start_settings
 
     @property
     def is_chief(self):

@@ -28,7 +28,7 @@ class ModelState:
     def __init__(self, model, store, warm_start_settings=None, is_chief=True):
         self.model = model
         self.store = store
-        self._warm_start = warm_start_settings
+        self.warm_start_settings = warm_start_settings
         self._is_chief = is_chief
 
     def restore(self, mode, checkpoint_path=None, info=None):
@@ -71,8 +71,8 @@ class ModelState:
 
     def _start_new(self, mode, state, model_names, info):
         training = mode == ModeKeys.TRAIN
-        if training and self._warm_start is not None and self._is_chief:
-            warm_start(self._warm_start, state, model_names,
+        if training and self.warm_start_settings is not None and self._is_chief:
+            warm_start(self.warm_start_settings, state, model_names,
                        [t.name for t in self.model.model_variables if t.trainable])
         for init in getattr(info, "checkpoint_inits", ()):
             self._init_from_checkpoint(init)

@@ -4,7 +4,8 @@ A TF1 program returned `eval_metric_ops={"accuracy": tf.metrics.accuracy(labels,
 predictions)}`: a pair of the running value and the op that updates it. Here
 each pair is backed by a Keras metric (its state created once and shared by
 every tower, reset before each evaluation; see common.served_variables), with
-TF1's arithmetic: weights broadcast to the values, labels and predictions of
+TF1's arithmetic: a trailing dimension of 1 squeezed from labels or predictions
+where the other lacks it, weights broadcast to the values, labels and predictions of
 precision, recall and the counts (true_positives & co.) cast to bool, AUC by the trapezoidal rule over 200
 thresholds.
 
@@ -76,9 +77,26 @@ class _WeightedSum(keras.metrics.Metric):
         return tf.identity(self.total)
 
 
+def _squeezed(labels, predictions):
+    """TF1's metrics first dropped a trailing dimension of 1 (or unknown) from whichever of labels and
+    predictions had one dimension more: a regression head's [batch, 1] against [batch] labels."""
+    labels, predictions = tf.convert_to_tensor(labels), tf.convert_to_tensor(predictions)
+    labels_rank, predictions_rank = labels.shape.rank, predictions.shape.rank
+    if labels_rank is None or predictions_rank is None:
+        return labels, predictions
+    if predictions_rank == labels_rank + 1 and predictions.shape[-1] in (1, None):
+        predictions = tf.squeeze(predictions, [-1])
+    elif labels_rank == predictions_rank + 1 and labels.shape[-1] in (1, None):
+        labels = tf.squeeze(labels, [-1])
+    return labels, predictions
+
+
 def _weights(weights, values):
     if weights is None:
         return tf.ones_like(values, tf.float64)
+    weights = tf.convert_to_tensor(weights)
+    if weights.shape.rank is not None and weights.shape.rank == values.shape.rank + 1 and weights.shape[-1] == 1:
+        weights = tf.squeeze(weights, [-1])  # as TF1 squeezed them with the predictions
     return tf.broadcast_to(tf.cast(weights, tf.float64), tf.shape(values))
 
 
@@ -94,6 +112,7 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
 
 
 def accuracy(labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    labels, predictions = _squeezed(labels, predictions)
     predictions = tf.cast(tf.reshape(predictions, tf.shape(labels)), labels.dtype) \
         if predictions.dtype != labels.dtype else predictions
     correct = tf.cast(tf.equal(predictions, labels), tf.float64)
@@ -102,6 +121,7 @@ def accuracy(labels, predictions, weights=None, metrics_collections=None, update
 
 
 def _true_and_predicted(labels, predictions):
+    labels, predictions = _squeezed(labels, predictions)
     return tf.cast(labels, tf.bool), tf.cast(predictions, tf.bool)
 
 
@@ -146,6 +166,7 @@ def false_negatives(labels, predictions, weights=None, metrics_collections=None,
 
 
 def _squared_or_absolute(labels, predictions, square):
+    labels, predictions = _squeezed(labels, predictions)
     difference = tf.cast(predictions, tf.float64) - tf.cast(labels, tf.float64)
     return tf.square(difference) if square else tf.abs(difference)
 
@@ -181,5 +202,6 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         raise ValueError(f"auc: summation_method={summation_method!r} is not one of {', '.join(methods)}")
     metric = keras.metrics.AUC(num_thresholds=num_thresholds, curve=curve, thresholds=thresholds,
                                summation_method=methods[summation_method], name=name or "auc")
+    labels, predictions = _squeezed(labels, predictions)
     metric.update_state(tf.cast(labels, tf.bool), predictions, sample_weight=weights)
     return ValueAndUpdate(metric, tf.no_op())

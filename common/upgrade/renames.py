@@ -9,7 +9,7 @@ graph; UNSUPPORTED maps prefixes with no counterpart to what to do instead
 ESTIMATOR_PREFIXES = ("tf.estimator.", "tf.compat.v1.estimator.", "tf.compat.v2.estimator.")
 ESTIMATOR_NAMES = ("Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "TrainSpec", "EvalSpec",
                    "train_and_evaluate", "WarmStartSettings", "Exporter", "LatestExporter", "BestExporter",
-                   "FinalExporter")
+                   "FinalExporter", "add_metrics")
 EXPORT_NAMES = ("ServingInputReceiver", "TensorServingInputReceiver", "build_raw_serving_input_receiver_fn",
                 "build_parsing_serving_input_receiver_fn", "PredictOutput", "ClassificationOutput",
                 "RegressionOutput")
@@ -91,6 +91,7 @@ def _renames():
                  "tf.feature_column.shared_embeddings"):  # (TensorFlow builds them only in graph mode)
         renames[name] = "common.tf1.feature_column.shared_embedding_columns"
     renames["tf.contrib.estimator.clip_gradients_by_norm"] = "common.clip_gradients_by_norm"
+    renames["tf.contrib.estimator.add_metrics"] = "common.add_metrics"
     for name in ("tf.compat.v1.trainable_variables", "tf.trainable_variables"):
         renames[name] = "common.tf1.variables.trainable_variables"
     for name in ("tf.compat.v1.data.make_one_shot_iterator", "tf.data.make_one_shot_iterator"):

@@ -84,3 +84,12 @@ def test_tf1_layers_and_metrics_train_and_stream_on_two_towers(tmp_path, strateg
     saved = checkpoints.variable_shapes(tf.train.latest_checkpoint(str(tmp_path)))
     assert saved["conv2d/kernel"] == [3, 3, 1, 4] and saved["logits/kernel"] == [16, 2]
     assert "batch_normalization/moving_mean" in saved
+
+
+def test_a_trailing_dimension_of_one_is_squeezed_as_tf1s_metrics_squeezed_it():
+    labels, predictions = tf.constant([1.0, 2.0, 3.0, 4.0]), tf.constant([[1.5], [2.0], [2.0], [4.0]])
+    weights = tf.constant([[1.0], [1.0], [2.0], [0.0]])
+    value, _ = metrics.mean_squared_error(labels, predictions, weights=weights)
+    assert float(value) == pytest.approx((0.25 + 0.0 + 2 * 1.0) / 4)  # not the [4, 4] broadcast's
+    value, _ = metrics.accuracy(tf.constant([[1], [0], [1]]), tf.constant([1, 1, 1]))
+    assert float(value) == pytest.approx(2 / 3)

@@ -1,0 +1,43 @@
+"""tf.estimator.add_metrics: a metric_fn's metrics join a trained estimator's evaluation."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import common
+from common.canned import LinearRegressor
+from common.tf1 import metrics as tf1_metrics
+
+RNG = np.random.RandomState(3)
+X = RNG.randn(24, 2).astype(np.float32)
+Y = (X @ [1.5, -2.0] + 0.3 + 0.1 * RNG.randn(24)).astype(np.float32)
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(8)
+
+
+def test_a_premade_regressor_reports_the_rmse_its_metric_fn_adds_and_trains_on_in_the_same_model_dir(tmp_path):
+    regressor = LinearRegressor([tf.feature_column.numeric_column("x", shape=[2])], model_dir=str(tmp_path))
+    regressor.train(lambda: input_fn().repeat(), steps=20)
+    seen = {}
+
+    def rmse_fn(labels, predictions, features, config):
+        seen["args"] = (sorted(features), config.model_dir)
+        return {"rmse": tf1_metrics.root_mean_squared_error(labels, predictions["predictions"])}
+
+    with_rmse = common.add_metrics(regressor, rmse_fn)
+    results = with_rmse.evaluate(input_fn)
+    plain = regressor.evaluate(input_fn)
+    assert "rmse" not in plain and seen["args"] == (["x"], str(tmp_path))
+    assert results["global_step"] == plain["global_step"] == 20
+    assert results["rmse"] == pytest.approx(np.sqrt(plain["average_loss"]), rel=1e-5)  # the same model's squares
+    assert results["average_loss"] == pytest.approx(plain["average_loss"])
+    with_rmse.train(lambda: input_fn().repeat(), steps=5)
+    assert regressor.get_variable_value("global_step") == 25
+
+
+def test_a_metric_fn_asking_for_an_unknown_argument_is_refused_by_name():
+    estimator = common.Estimator(lambda features, labels, mode: None)
+    with pytest.raises(ValueError, match=r"has following not expected args: \['mode'\]"):
+        common.add_metrics(estimator, lambda predictions, mode: {})
