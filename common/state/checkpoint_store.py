@@ -15,12 +15,21 @@ from typing import Dict
 
 import tensorflow as tf
 from absl import logging
+from tensorflow.core.protobuf import meta_graph_pb2
 
 from common.state import atomic
 from common.state.checkpoints import (CHECKPOINT_FILE, CHECKPOINT_NAME, INPUT_STATE, OPTIMIZER_STATE,
                                       CheckpointDamagedError, CheckpointWriteError, first_line)
 
 STATE_FILE = "checkpoint"
+
+
+# tf.estimator wrote model.ckpt-<step>.meta beside each checkpoint, and programs copy, rename and delete it
+# with the checkpoint's other files (ALBERT's best-checkpoint logic). There is no one graph here to put in it:
+# it says so, and the Saver rotates it with the checkpoint.
+_META_GRAPH_STUB = meta_graph_pb2.MetaGraphDef(meta_info_def=meta_graph_pb2.MetaGraphDef.MetaInfoDef(
+    meta_graph_version="no graph: written by common (tf.estimator on TensorFlow 2); the checkpoint beside it "
+                       "restores by variable name", tensorflow_version=tf.__version__)).SerializeToString()
 
 
 def _bytes(count):
@@ -169,8 +178,13 @@ class CheckpointStore:
         saver = tf.compat.v1.train.Saver(var_list=var_list, max_to_keep=self._max_to_keep or 0,
                                          keep_checkpoint_every_n_hours=self._keep_hours, save_relative_paths=True)
         saver.recover_last_checkpoints([prefix for _, prefix in reversed(self.listed()) if self.is_complete(prefix)])
-        return lambda step: saver.save(None, os.path.join(self.model_dir, CHECKPOINT_NAME), global_step=step,
-                                       write_meta_graph=False)
+
+        def save(step):
+            prefix = saver.save(None, os.path.join(self.model_dir, CHECKPOINT_NAME), global_step=step,
+                                write_meta_graph=False)
+            atomic.write_bytes(prefix + ".meta", _META_GRAPH_STUB)
+            return prefix
+        return save
 
     def _object_writer(self, checkpoint):
         manager = tf.train.CheckpointManager(checkpoint, self.model_dir, max_to_keep=self._max_to_keep,

@@ -19,6 +19,8 @@ def test_save_writes_model_ckpt_step_and_latest_finds_it(tmp_path):
     path = store.save(42, variables)
     assert path == str(tmp_path / "model" / "model.ckpt-42")
     assert os.path.exists(path + ".index")
+    meta = tf.compat.v1.MetaGraphDef.FromString(open(path + ".meta", "rb").read())  # as tf.estimator's files
+    assert meta.meta_info_def.meta_graph_version.startswith("no graph") and not meta.graph_def.node
     assert store.latest() == path
     assert checkpoints.step_of(path) == 42
     assert CheckpointStore(str(tmp_path / "model")).latest() == path  # a new process finds it too
@@ -32,6 +34,8 @@ def test_rotation_keeps_the_newest_max_to_keep(tmp_path):
         store.save(step, variables)
     indexes = sorted(name for name in os.listdir(tmp_path) if name.endswith(".index"))
     assert indexes == ["model.ckpt-30.index", "model.ckpt-40.index"]
+    assert sorted(name for name in os.listdir(tmp_path) if name.endswith(".meta")) == [
+        "model.ckpt-30.meta", "model.ckpt-40.meta"]  # rotated with the rest
     assert store.latest() == str(tmp_path / "model.ckpt-40")
     # A store made later for the same directory (a resumed run) goes on rotating the old files.
     save(tmp_path, 50, variables, max_to_keep=2)
