@@ -23,6 +23,7 @@ from common.engine.step import TrainVariables
 from common.spec import metrics
 from common.spec.model_fn import EstimatorSpec, ModeKeys, call_with_wanted_args, check_spec
 from common.state import checkpoints
+from common.tf1 import metrics as tf1_metrics
 from common.variables.call_record import CallRecord
 from common.variables.registry import ModelRegistry
 
@@ -135,6 +136,8 @@ class ModelBuilder:
         creator = placement.placing_creator(self._plan.variable_devices, self._balancer) if building else None
         with self.registry.model_fn_scope(building, creator, global_step, deferring=True) as record:
             spec = call_with_wanted_args(self._model_fn, {"features": features}, optional)
+            if isinstance(spec, EstimatorSpec) and spec.eval_metric_ops:  # (made in its scope: metric state)
+                spec = spec._replace(eval_metric_ops=tf1_metrics.with_derived(spec.eval_metric_ops))
         check_spec(spec, mode)
         if mode == ModeKeys.TRAIN and spec.optimizer is None and not record.updates:
             raise ValueError(

@@ -91,6 +91,42 @@ def _squeezed(labels, predictions):
     return labels, predictions
 
 
+class _LatestValue(keras.metrics.Metric):
+    """What a value computed from other pairs' values was after the last update (see derived)."""
+
+    def __init__(self, name, shape):
+        super().__init__(name=name)
+        self.latest = self.add_variable(shape, "zeros", dtype="float64", name="latest")
+
+    def update_state(self, *args, **kwargs):
+        raise NotImplementedError("updated through common.tf1.metrics.derived")
+
+    def result(self):
+        return tf.identity(self.latest)
+
+
+def derived(name, value, update_op):
+    """eval_metric_ops' (value, update_op) pair that is not one of this module's: a value TF1 programs computed
+    from other pairs' values (an F1 from precision and recall, ALBERT's Matthews correlation from the four
+    counts), its update_op grouping theirs. Each pair's value here reads its state after its update, so
+    `value` is kept after update_op; the last one kept is the value of the whole evaluation."""
+    metric = _LatestValue(name, tf.TensorShape(value.shape))
+    with tf.control_dependencies([] if update_op is None else [update_op]):
+        keep = metric.latest.assign(tf.cast(value, tf.float64))
+    return ValueAndUpdate(metric, keep)
+
+
+def with_derived(eval_metric_ops):
+    """eval_metric_ops with each plain (tensor, update_op) pair made a derived metric."""
+    return {name: derived(name, *metric) if _is_plain_pair(metric) else metric
+            for name, metric in eval_metric_ops.items()}
+
+
+def _is_plain_pair(metric):
+    return (isinstance(metric, tuple) and not isinstance(metric, ValueAndUpdate) and len(metric) == 2
+            and tf.is_tensor(metric[0]))
+
+
 def _weights(weights, values):
     if weights is None:
         return tf.ones_like(values, tf.float64)

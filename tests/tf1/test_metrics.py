@@ -44,6 +44,9 @@ def tf1_fn(features, labels, mode):
         "tn": metrics.true_negatives(labels, classes),  # any numbers, read as bool
         "fn_weighted": metrics.false_negatives(positive, tf.equal(classes, 1), weights=2.0),
     }
+    # a value TF1 programs derived from pairs' values, its update op grouping theirs
+    (p, p_op), (r, r_op) = eval_metric_ops["precision"], eval_metric_ops["recall"]
+    eval_metric_ops["f1"] = (2 * p * r / (p + r), tf.group(p_op, r_op))
     train_op = tf1_train.MomentumOptimizer(0.1, 0.9).minimize(loss, tf1_train.get_global_step())
     return common.EstimatorSpec(mode, loss=loss, train_op=train_op, eval_metric_ops=eval_metric_ops)
 
@@ -73,6 +76,8 @@ def test_tf1_layers_and_metrics_train_and_stream_on_two_towers(tmp_path, strateg
     assert results["mse"] == pytest.approx(squared.mean(), rel=1e-5)
     assert results["rmse"] == pytest.approx(np.sqrt(squared.mean()), rel=1e-5)
     assert results["mean_p1"] == pytest.approx(p[positive, 1].mean(), rel=1e-5)
+    assert results["f1"] == pytest.approx(2 * results["precision"] * results["recall"]
+                                          / (results["precision"] + results["recall"]), rel=1e-6)
     counts = [results[k] for k in ("tp", "fp", "tn", "fn_weighted")]
     assert counts == [(positive & said_positive).sum(), (~positive & said_positive).sum(),
                       (~positive & ~said_positive).sum(), 2 * (positive & ~said_positive).sum()]
