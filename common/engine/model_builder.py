@@ -51,9 +51,10 @@ class ProbeInfo:
     summary_tensors: Tuple[str, ...]  # TF1 summary ops model_fn made (images, histograms, ...): their tensors' names
     scaffold: object  # the spec's Scaffold, or None
     checkpoint_inits: tuple  # CheckpointInits: how a new model starts (init_from_checkpoint)
+    metric_variables: tuple  # every metric's state model_fn made, in eval_metric_ops or not
 
     @classmethod
-    def from_outputs(cls, outputs, mode, graph):
+    def from_outputs(cls, outputs, mode, graph, metric_variables=()):
         spec, record = outputs
         hooks = {ModeKeys.TRAIN: spec.training_hooks, ModeKeys.EVAL: spec.evaluation_hooks,
                  ModeKeys.PREDICT: spec.prediction_hooks}[mode]
@@ -72,11 +73,17 @@ class ProbeInfo:
             graph_tensors=frozenset(op.name for op in graph.get_operations()),
             learning_rate=learning_rate, summary_tensors=tuple(
                 t.name for t in record.summaries if t.dtype == tf.string), scaffold=spec.scaffold,
-            checkpoint_inits=tuple(record.checkpoint_inits))
+            checkpoint_inits=tuple(record.checkpoint_inits), metric_variables=tuple(metric_variables))
 
     def reset_metrics(self):
+        """Before each evaluation: the spec's Keras metrics reset as Keras resets them, and every other metric
+        state zeroed (the pairs a TF1 value was derived from), as TF1 initialized all its metric variables."""
         for metric in self.keras_metrics:
             metric.reset_state()
+        reset = {id(variable) for metric in self.keras_metrics for variable in metric.variables}
+        for variable in self.metric_variables:
+            if id(variable) not in reset:
+                variable.assign(tf.zeros_like(variable))
 
 
 def _step_view(device):
@@ -187,7 +194,7 @@ class ModelBuilder:
                 self._log_placement()
         if mode == ModeKeys.TRAIN:
             self._refuse_untracked(traced.trainable_variables)
-        info = ProbeInfo.from_outputs(outputs[0], mode, traced.graph)
+        info = ProbeInfo.from_outputs(outputs[0], mode, traced.graph, self.registry.metric_state.variables.values())
         if mode == ModeKeys.TRAIN:
             self._build_optimizer(outputs[0].spec.optimizer)
         self._probes[mode] = info
