@@ -80,7 +80,8 @@ class ProbeInfo:
         state zeroed (the pairs a TF1 value was derived from), as TF1 initialized all its metric variables."""
         for metric in self.keras_metrics:
             metric.reset_state()
-        reset = {id(variable) for metric in self.keras_metrics for variable in metric.variables}
+        reset = {id(getattr(variable, "value", variable))  # (a Keras variable wraps the tf.Variable)
+                 for metric in self.keras_metrics for variable in metric.variables}
         for variable in self.metric_variables:
             if id(variable) not in reset:
                 variable.assign(tf.zeros_like(variable))

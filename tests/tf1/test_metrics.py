@@ -129,3 +129,38 @@ def test_a_value_derived_from_unreported_pairs_is_the_whole_evaluations_and_each
     fp, fn = np.sum(predicted & (labels == 0)), np.sum(~predicted & (labels == 1))
     expected = (tp * tn - fp * fn) / np.sqrt(float((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)))
     assert est.evaluate(input_fn(scores))["matthew_corr"] == pytest.approx(expected, rel=1e-6)
+
+
+class _Smallest(keras.metrics.Metric):
+    """A Keras metric whose reset value is not zero."""
+
+    def __init__(self):
+        super().__init__(name="smallest")
+        self.smallest = self.add_variable((), keras.initializers.Constant(np.inf), name="smallest")
+
+    def update_state(self, values):
+        self.smallest.assign(tf.minimum(self.smallest, tf.reduce_min(values)))
+
+    def reset_state(self):
+        self.smallest.assign(np.inf)
+
+    def result(self):
+        return self.smallest
+
+
+def test_a_keras_metric_is_reset_its_own_way_before_each_evaluation(tmp_path):
+    def smallest_fn(features, labels, mode):
+        scale = tf.compat.v1.get_variable("scale", [], initializer=tf.compat.v1.ones_initializer())
+        loss = tf.square(scale - 1.0)
+        smallest = _Smallest()
+        smallest.update_state(features * scale)
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.0).minimize(loss),
+                                    eval_metric_ops={"smallest": smallest})
+
+    est = common.Estimator(smallest_fn, str(tmp_path))
+    values = np.array([3.0, 4.0, 5.0, 6.0], np.float32)
+    est.train(lambda: tf.data.Dataset.from_tensors((values, values)).repeat(), steps=1)
+    for shift in (0.0, 1.0):  # the second evaluation does not see the first's minimum
+        results = est.evaluate(lambda: tf.data.Dataset.from_tensor_slices((values + shift, values)).batch(2))
+        assert results["smallest"] == 3.0 + shift
+    assert type(results["smallest"]) is np.float32 and type(results["global_step"]) is np.int64  # tf.estimator's
