@@ -92,27 +92,61 @@ def estimator_imports(tree, lines) -> List[EstimatorImport]:
 
 @dataclasses.dataclass(frozen=True)
 class ContribImport:
-    """An import statement of tensorflow.contrib (gone since TensorFlow 2.0): where it is, and whether it is at
-    the module's top level (where it can be commented out; elsewhere it must leave a statement behind)."""
+    """An import statement of tensorflow.contrib (gone since TensorFlow 2.0): where it is, where it sits, and
+    what of it to keep."""
 
     start: Tuple[int, int]  # (row, col) as tokenize counts them
     end: Tuple[int, int]
-    top_level: bool
+    top_level: bool  # at the module's top level (a block must keep a statement)
+    guarded: bool  # in the body of a try that catches a failed import (its fallback must still run)
+    kept: Optional[str]  # the statement without its contrib names, when it imports others too
 
 
-def _imports_contrib(node):
+def _is_contrib(module):
+    return module == "tensorflow.contrib" or module.startswith("tensorflow.contrib.")
+
+
+def _contrib_kept(node):
+    """(whether the statement imports tensorflow.contrib, the statement without it or None)."""
     if isinstance(node, ast.Import):
-        return any(a.name == "tensorflow.contrib" or a.name.startswith("tensorflow.contrib.") for a in node.names)
-    return isinstance(node, ast.ImportFrom) and node.level == 0 and bool(node.module) and (
-        node.module == "tensorflow.contrib" or node.module.startswith("tensorflow.contrib."))
+        others = [a for a in node.names if not _is_contrib(a.name)]
+        found = len(others) < len(node.names)
+        return found, ("import " + ", ".join(_spelled(a) for a in others)) if found and others else None
+    if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
+        return False, None
+    if _is_contrib(node.module):
+        return True, None
+    if node.module == "tensorflow" and any(a.name == "contrib" for a in node.names):
+        others = [a for a in node.names if a.name != "contrib"]
+        return True, f"from tensorflow import {', '.join(_spelled(a) for a in others)}" if others else None
+    return False, None
+
+
+def _spelled(alias):
+    return alias.name + (f" as {alias.asname}" if alias.asname else "")
+
+
+def _catches_import_errors(handler):
+    names = [] if handler.type is None else (handler.type.elts if isinstance(handler.type, ast.Tuple)
+                                             else [handler.type])
+    return handler.type is None or any(isinstance(n, ast.Name) and n.id in (
+        "ImportError", "ModuleNotFoundError", "Exception", "BaseException") for n in names)
 
 
 def contrib_imports(tree, lines) -> List[ContribImport]:
-    """Each statement of the file that imports tensorflow.contrib or a module under it."""
+    """Each statement of the file that imports tensorflow.contrib, a module under it, or `contrib` from
+    tensorflow."""
     top_level = {id(node) for node in tree.body}
-    return [ContribImport(position(lines, node.lineno, node.col_offset),
-                          position(lines, node.end_lineno, node.end_col_offset), id(node) in top_level)
-            for node in ast.walk(tree) if _imports_contrib(node)]
+    guarded = {id(statement) for node in ast.walk(tree) if isinstance(node, ast.Try)
+               and any(_catches_import_errors(h) for h in node.handlers) for statement in node.body}
+    found = []
+    for node in ast.walk(tree):
+        imports_contrib, kept = _contrib_kept(node)
+        if imports_contrib:
+            found.append(ContribImport(position(lines, node.lineno, node.col_offset),
+                                       position(lines, node.end_lineno, node.end_col_offset),
+                                       id(node) in top_level, id(node) in guarded, kept))
+    return found
 
 
 def import_lines(tree):

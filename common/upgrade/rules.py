@@ -94,10 +94,18 @@ def _estimator_import(statement):
 
 
 def _contrib_import_removal(statement, lines):
-    """The edit that takes a tensorflow.contrib import out: each of its lines commented out at the top level,
-    else (inside a block, which must keep a statement) replaced by `pass`."""
-    if not statement.top_level:
-        return statement.start, statement.end, "pass  # common.upgrade removed an import of tensorflow.contrib"
+    """The edit that takes a tensorflow.contrib import out: the statement without its contrib names when it
+    imports others; in a try that catches a failed import, a raise of the ImportError TensorFlow 2 would
+    raise (the fallback runs, as it would have); at the top level, alone on its lines, each line commented
+    out; else `pass` (a block must keep a statement)."""
+    if statement.kept is not None:
+        return statement.start, statement.end, statement.kept
+    if statement.guarded:
+        return statement.start, statement.end, 'raise ImportError("tensorflow.contrib is gone since TensorFlow 2.0")'
+    before = lines[statement.start[0] - 1][:statement.start[1]]
+    after = lines[statement.end[0] - 1][statement.end[1]:].strip()
+    if not statement.top_level or before.strip() or (after and not after.startswith("#")):
+        return statement.start, statement.end, "pass"
     rows = range(statement.start[0], statement.end[0] + 1)
     text = "".join(lines[row - 1] for row in rows).rstrip("\r\n")
     commented = "\n".join("# " + line for line in text.split("\n"))

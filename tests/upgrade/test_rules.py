@@ -369,7 +369,7 @@ def test_imports_of_tensorflow_contrib_are_taken_out_and_their_uses_rewritten_or
                     "#                                 layers as contrib_layers)",
                     "# import tensorflow.contrib.slim as slim",
                     "try:",
-                    "    pass  # common.upgrade removed an import of tensorflow.contrib",
+                    '    raise ImportError("tensorflow.contrib is gone since TensorFlow 2.0")',  # as on TF 2
                     "except ImportError:",
                     "    raise",
                     "est = common.tpu.estimator.TPUEstimator(model_fn=f, use_tpu=False)",
@@ -379,3 +379,36 @@ def test_imports_of_tensorflow_contrib_are_taken_out_and_their_uses_rewritten_or
     assert [c.message for c in changes if c.refused] == ["slim.conv2d: tf.contrib is gone since TensorFlow 2.0; find "
                                                          "the op in core TensorFlow or Keras"]
     assert sum("removed the import of tensorflow.contrib" in c.message for c in changes) == 3
+
+
+def test_taking_out_a_contrib_import_keeps_every_other_statement_and_name_and_a_failed_imports_fallback():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        import tensorflow.contrib.slim as slim; x = 1
+        import numpy as np, tensorflow.contrib.slim as slim2
+        from tensorflow import contrib, keras
+        def f():
+            from tensorflow.contrib import layers as L; return 2
+        try:
+            import tensorflow.contrib.tensorrt as trt
+            HAS_TRT = True
+        except ImportError:
+            HAS_TRT = False
+        init = contrib.layers.xavier_initializer()
+        ''')
+    assert new.splitlines()[-11:] == [
+        "pass; x = 1",
+        "import numpy as np",
+        "from tensorflow import keras",
+        "def f():",
+        "    pass; return 2",
+        "try:",
+        '    raise ImportError("tensorflow.contrib is gone since TensorFlow 2.0")',
+        "    HAS_TRT = True",
+        "except ImportError:",
+        "    HAS_TRT = False",
+        "init = common.tf1.contrib.xavier_initializer()"]
+    namespace = {}
+    exec(compile(new, "upgraded", "exec"), namespace)
+    assert namespace["x"] == 1 and namespace["f"]() == 2 and namespace["HAS_TRT"] is False
+    assert sum("removed the import of tensorflow.contrib" in c.message for c in changes) == 5
