@@ -131,8 +131,11 @@ def _weights(weights, values):
     if weights is None:
         return tf.ones_like(values, tf.float64)
     weights = tf.convert_to_tensor(weights)
-    if weights.shape.rank is not None and weights.shape.rank == values.shape.rank + 1 and weights.shape[-1] == 1:
-        weights = tf.squeeze(weights, [-1])  # as TF1 squeezed them with the predictions
+    if weights.shape.rank and values.shape.rank is not None:  # as TF1 lined them up with the predictions
+        if weights.shape.rank == values.shape.rank + 1:
+            weights = tf.squeeze(weights, [-1])
+        elif weights.shape.rank + 1 == values.shape.rank:
+            weights = tf.expand_dims(weights, -1)
     return tf.broadcast_to(tf.cast(weights, tf.float64), tf.shape(values))
 
 

@@ -21,7 +21,8 @@ name, serves it to every later call, and checkpoints it under it.
 TensorFlow's public API cannot install a variable store or name the
 collections the store and the scope counts live in
 (tensorflow.python.ops.variable_scope's _VARSTORE_KEY and
-_VARSCOPESTORE_KEY); this module is the one place they are read.
+_VARSCOPESTORE_KEY), nor read whether tensor equality is on
+(tf.Tensor._USE_EQUALITY); this module is the one place they are read.
 """
 
 import contextlib
@@ -164,7 +165,12 @@ def fresh_graph(global_step):
     """While entered, the default graph's TF1 state is a fresh graph's: empty
     collections and scope counts, a Tf1VariableStore (yielded), and
     `global_step` in the GLOBAL_STEP collection (so tf.compat.v1.train's
-    get_global_step finds it under any import alias)."""
+    get_global_step finds it under any import alias). Tensors and variables
+    compare and hash by identity, as in tf.estimator's graph: TF1 code keys
+    dicts by variable (the official CIFAR-10 example's
+    `all_grads.setdefault(var, [])`) and filters with `v not in [prior]`,
+    which TF 2's element-wise == and unhashable tensors inside a tf.function
+    would break."""
     graph = tf.compat.v1.get_default_graph()
     saved = {key: list(graph.get_collection(key)) for key in FRESH_COLLECTIONS}
     for key in FRESH_COLLECTIONS:
@@ -173,9 +179,13 @@ def fresh_graph(global_step):
     graph.add_to_collection(tf1_scopes._VARSTORE_KEY, store)
     if global_step is not None:
         graph.add_to_collection(GraphKeys.GLOBAL_STEP, global_step)
+    tensor_equality = tf.Tensor._USE_EQUALITY  # TensorFlow's switch behind tf.compat.v1.disable_tensor_equality
+    tf.compat.v1.disable_tensor_equality()
     try:
         yield store
     finally:
+        if tensor_equality:
+            tf.compat.v1.enable_tensor_equality()
         for key in FRESH_COLLECTIONS:
             graph.clear_collection(key)
             graph.get_collection_ref(key).extend(saved[key])

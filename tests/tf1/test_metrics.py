@@ -98,6 +98,12 @@ def test_a_trailing_dimension_of_one_is_squeezed_as_tf1s_metrics_squeezed_it():
     assert float(value) == pytest.approx((0.25 + 0.0 + 2 * 1.0) / 4)  # not the [4, 4] broadcast's
     value, _ = metrics.accuracy(tf.constant([[1], [0], [1]]), tf.constant([1, 1, 1]))
     assert float(value) == pytest.approx(2 / 3)
+    # weights of one dimension fewer weigh whole rows (TF1's expand_dims), also when rows are as long as the batch
+    value, _ = metrics.mean(tf.constant([[1.0, 2.0], [3.0, 4.0]]), weights=tf.constant([1.0, 0.0]))
+    assert float(value) == pytest.approx(1.5)  # TF 2.15's tf.compat.v1.metrics.mean gave 1.5
+    value, _ = metrics.mean_squared_error(tf.zeros([4, 3]), tf.ones([4, 3]) * [[1.0], [2.0], [0.0], [1.0]],
+                                          weights=tf.constant([1.0, 1.0, 0.0, 0.0]))
+    assert float(value) == pytest.approx((3 * 1.0 + 3 * 4.0) / 6)
 
 
 def _matthews_fn(features, labels, mode):

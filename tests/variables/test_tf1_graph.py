@@ -93,3 +93,23 @@ def test_the_scope_names_of_a_second_fresh_graph_start_again():
             with tf.compat.v1.variable_scope(None, default_name="net") as second:
                 pass
     assert first.name == second.name == "net"
+
+
+def test_inside_a_fresh_graph_tensors_and_variables_compare_and_hash_by_identity_as_in_tf_estimators():
+    w, prior = tf.Variable([1.0, 2.0]), tf.Variable([1.0, 2.0])
+    seen = {}
+
+    @tf.function
+    def traced():
+        x = w * 2.0
+        with tf1_graph.fresh_graph(global_step=None):
+            gradients = {w: x, prior: x + 1.0}  # the official CIFAR-10 example keyed gradients by variable
+            seen["kept"] = [v for v in gradients if v not in [prior]]
+            seen["equal"] = (w == prior, x == x)
+        with pytest.raises(TypeError, match="unhashable"):
+            {x: 1}  # outside model_fn, TF 2's rules again
+        return x
+
+    traced()
+    assert seen["kept"] == [w] and seen["equal"] == (False, True)
+    assert tf.Tensor._USE_EQUALITY
