@@ -92,8 +92,8 @@ def estimator_imports(tree, lines) -> List[EstimatorImport]:
 
 @dataclasses.dataclass(frozen=True)
 class ContribImport:
-    """An import statement of tensorflow.contrib (gone since TensorFlow 2.0): where it is, where it sits, and
-    what of it to keep."""
+    """An import statement of tensorflow.contrib (gone since TensorFlow 2.0) or tf.estimator's module (gone
+    since 2.16): where it is, where it sits, and what of it to keep."""
 
     start: Tuple[int, int]  # (row, col) as tokenize counts them
     end: Tuple[int, int]
@@ -102,22 +102,26 @@ class ContribImport:
     kept: Optional[str]  # the statement without its contrib names, when it imports others too
 
 
-def _is_contrib(module):
-    return module == "tensorflow.contrib" or module.startswith("tensorflow.contrib.")
+GONE_MODULES = ("tensorflow.contrib", "tensorflow.estimator", "tensorflow_estimator")  # not in TensorFlow 2.21
+
+
+def _is_gone(module):
+    return any(module == gone or module.startswith(gone + ".") for gone in GONE_MODULES)
 
 
 def _contrib_kept(node):
-    """(whether the statement imports tensorflow.contrib, the statement without it or None)."""
+    """(whether the statement imports a module of GONE_MODULES, the statement without it or None). (`from
+    <an estimator module> import` statements are estimator_imports', rewritten whole.)"""
     if isinstance(node, ast.Import):
-        others = [a for a in node.names if not _is_contrib(a.name)]
+        others = [a for a in node.names if not _is_gone(a.name)]
         found = len(others) < len(node.names)
         return found, ("import " + ", ".join(_spelled(a) for a in others)) if found and others else None
     if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
         return False, None
-    if _is_contrib(node.module):
+    if _is_gone(node.module) and not _from_estimator(node.module):
         return True, None
-    if node.module == "tensorflow" and any(a.name == "contrib" for a in node.names):
-        others = [a for a in node.names if a.name != "contrib"]
+    if node.module == "tensorflow" and any(_is_gone("tensorflow." + a.name) for a in node.names):
+        others = [a for a in node.names if not _is_gone("tensorflow." + a.name)]
         return True, f"from tensorflow import {', '.join(_spelled(a) for a in others)}" if others else None
     return False, None
 
@@ -134,8 +138,8 @@ def _catches_import_errors(handler):
 
 
 def contrib_imports(tree, lines) -> List[ContribImport]:
-    """Each statement of the file that imports tensorflow.contrib, a module under it, or `contrib` from
-    tensorflow."""
+    """Each statement of the file that imports a module of GONE_MODULES (or one under it), or `contrib` or
+    `estimator` from tensorflow."""
     top_level = {id(node) for node in tree.body}
     guarded = {id(statement) for node in ast.walk(tree) if isinstance(node, ast.Try)
                and any(_catches_import_errors(h) for h in node.handlers) for statement in node.body}

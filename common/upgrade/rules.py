@@ -78,11 +78,15 @@ def _keyword_lr(tokens, call_open):
     return found
 
 
-def _estimator_import(statement):
-    """The statement importing tf.estimator's names from this project (an edit), or a refusal."""
+def _estimator_import(statement, tf1_program):
+    """The statement importing tf.estimator's names from this project (an edit), or a refusal; a TF1
+    original's premade estimators are TF1's."""
     groups = {}
     for name, local in statement.names:
-        target = RENAMES.get("tf.estimator." + name) or RENAMES.get("tf.estimator.export." + name)
+        canonical = "tf.estimator." + name
+        if tf1_program:
+            canonical = TF1_MEANINGS.get(canonical, canonical)
+        target = RENAMES.get(canonical) or RENAMES.get("tf.estimator.export." + name)
         if target is None or "." not in target:
             return None, Change(statement.start[0], statement.start[1], f"from {statement.module} import {name}: "
                                 "this project has no counterpart of it", refused=True)
@@ -101,7 +105,7 @@ def _contrib_import_removal(statement, lines):
     if statement.kept is not None:
         return statement.start, statement.end, statement.kept
     if statement.guarded:
-        return statement.start, statement.end, 'raise ImportError("tensorflow.contrib is gone since TensorFlow 2.0")'
+        return statement.start, statement.end, 'raise ImportError("TensorFlow 2.21 has no such module")'
     before = lines[statement.start[0] - 1][:statement.start[1]]
     after = lines[statement.end[0] - 1][statement.end[1]:].strip()
     if not statement.top_level or before.strip() or (after and not after.startswith("#")):
@@ -137,9 +141,12 @@ def _rename(tokens, first, canonical, head_size, head_tokens=1):
 
 def _is_tf1_program(names, tensorflow_aliases):
     """Whether the file was written against TF1's API: it names, through plain `tf`, something TensorFlow 2
-    keeps only in tf.compat.v1 (tf.get_variable, tf.logging, tf.train.AdamOptimizer)."""
+    keeps only in tf.compat.v1 (tf.get_variable, tf.logging, tf.train.AdamOptimizer), or tf.estimator.inputs,
+    which only TF1 had at tf.estimator."""
     for name in names:
         canonical, head_size, head_tokens = _canonical(name, tensorflow_aliases)
+        if head_size and canonical.startswith("tf.estimator.inputs."):
+            return True
         if head_size and head_tokens == 1 and tensorflow_aliases.get(name.split(".")[0]) == "tf" \
                 and tf_names.compat_v1_name(canonical) is not None:
             return True
@@ -165,7 +172,7 @@ def _rewrite_name(tokens, first, last, name, tensorflow_aliases, tf1_program):
     plain_tf = tf_head and _longest_prefix(canonical, UNSUPPORTED) is None
     # A TF1 original's names mean what TF1's meant: moved to tf.compat.v1 (which keeps that meaning) before any
     # rule renames them (its tf.summary.image is TF1's); in a TF2-era file only a name TF 2 lacks, no rule took.
-    tf1_prefix = _longest_prefix(canonical, TF1_MEANINGS) if tf1_program and tf_head else None
+    tf1_prefix = _longest_prefix(canonical, TF1_MEANINGS) if tf1_program else None
     if tf1_prefix is not None:
         moved = TF1_MEANINGS[tf1_prefix] + canonical[len(tf1_prefix):]
     else:
@@ -203,19 +210,20 @@ def upgrade_source(source):
     import_lines = aliases.import_lines(tree)
     tokens = positions.tokens_of(source)
     edits, changes = idioms.rewrites(tree, lines)  # edits: (start (row, col), end (row, col), text)
-    for statement in aliases.estimator_imports(tree, lines):
-        edit, change = _estimator_import(statement)
-        edits.extend([edit] if edit else [])
-        changes.append(change)
     for statement in aliases.contrib_imports(tree, lines):
         edits.append(_contrib_import_removal(statement, lines))
         changes.append(Change(statement.start[0], statement.start[1], "removed the import of tensorflow.contrib "
-                              "(gone since TensorFlow 2.0): its names are rewritten below, or reported as ERROR"))
+                              "or tf.estimator's module (TensorFlow 2.21 has neither): its names are rewritten "
+                              "below, or reported as ERROR"))
     shadowed = {positions.position(lines, *use) for use in scopes.shadowed_uses(
         tree, set(tensorflow_aliases), aliases.tensorflow_imports(tree))}
     names = [(name, first, last) for name, first, last in _dotted_names(tokens)
              if tokens[first].start[0] not in import_lines and tokens[first].start not in shadowed]
     tf1_program = _is_tf1_program([name for name, _, _ in names], tensorflow_aliases)
+    for statement in aliases.estimator_imports(tree, lines):
+        edit, change = _estimator_import(statement, tf1_program)
+        edits.extend([edit] if edit else [])
+        changes.append(change)
     for name, first, last in names:
         name_edits, name_changes, new_name = _rewrite_name(tokens, first, last, name, tensorflow_aliases,
                                                            tf1_program)

@@ -260,6 +260,7 @@ def test_names_reached_through_import_aliases_are_rewritten_as_their_canonical_n
         ''')
     lines = new.splitlines()
     assert "from common import ModeKeys as Modes" in lines
+    assert "# from tensorflow import estimator as tf_estimator" in lines  # TensorFlow 2.21 has none
     assert "opt = common.tf1.train.AdamOptimizer(0.1)" in lines
     assert "step = common.get_global_step()" in lines
     assert "est = common.Estimator(model_fn)" in lines
@@ -369,7 +370,7 @@ def test_imports_of_tensorflow_contrib_are_taken_out_and_their_uses_rewritten_or
                     "#                                 layers as contrib_layers)",
                     "# import tensorflow.contrib.slim as slim",
                     "try:",
-                    '    raise ImportError("tensorflow.contrib is gone since TensorFlow 2.0")',  # as on TF 2
+                    '    raise ImportError("TensorFlow 2.21 has no such module")',  # as on TF 2
                     "except ImportError:",
                     "    raise",
                     "est = common.tpu.estimator.TPUEstimator(model_fn=f, use_tpu=False)",
@@ -403,7 +404,7 @@ def test_taking_out_a_contrib_import_keeps_every_other_statement_and_name_and_a_
         "def f():",
         "    pass; return 2",
         "try:",
-        '    raise ImportError("tensorflow.contrib is gone since TensorFlow 2.0")',
+        '    raise ImportError("TensorFlow 2.21 has no such module")',
         "    HAS_TRT = True",
         "except ImportError:",
         "    HAS_TRT = False",
@@ -412,3 +413,25 @@ def test_taking_out_a_contrib_import_keeps_every_other_statement_and_name_and_a_
     exec(compile(new, "upgraded", "exec"), namespace)
     assert namespace["x"] == 1 and namespace["f"]() == 2 and namespace["HAS_TRT"] is False
     assert sum("removed the import of tensorflow.contrib" in c.message for c in changes) == 5
+
+
+def test_tf_estimator_inputs_mark_a_tf1_original_whose_premade_estimators_are_tf1s_however_imported():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        from tensorflow import estimator
+        from tensorflow.estimator import LinearRegressor
+        a = tf.estimator.DNNClassifier([3], cols)
+        b = estimator.DNNRegressor([3], cols)
+        c = LinearRegressor(cols)
+        i = tf.estimator.inputs.numpy_input_fn(x, y, shuffle=True)
+        ''')
+    assert "from common.canned.v1 import LinearRegressor" in new.splitlines()
+    assert new.splitlines()[-4:] == ["a = common.canned.v1.DNNClassifier([3], cols)",
+                                     "b = common.canned.v1.DNNRegressor([3], cols)", "c = LinearRegressor(cols)",
+                                     "i = common.estimator.inputs.numpy_input_fn(x, y, shuffle=True)"]
+    assert not any(c.refused for c in changes)
+    tf2_era, _ = upgrade('''\
+        import tensorflow as tf
+        a = tf.estimator.DNNClassifier([3], cols)
+        ''')
+    assert tf2_era.splitlines()[-1] == "a = common.canned.DNNClassifier([3], cols)"  # TF 2's, where nothing says TF1
