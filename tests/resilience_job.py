@@ -45,7 +45,7 @@ def model_fn(features, labels, mode, params):
         keras.layers.Dense(3, name="logits")], name="mlp"))
     logits = net(features, training=mode == common.ModeKeys.TRAIN)
     loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
-    loss *= tf.where(common.get_global_step() == params["nan_at_step"], float("nan"), 1.0)
+    loss *= tf.where(tf.equal(common.get_global_step(), params["nan_at_step"]), float("nan"), 1.0)
     optimizer = common.get_optimizer(lambda: keras.optimizers.SGD(params["learning_rate"], momentum=0.9))
     return common.EstimatorSpec(mode, loss=loss, optimizer=optimizer, predictions=logits)
 
