@@ -52,7 +52,9 @@ def results(totals, metric_results):
 
 def _as_metric_value(value):
     """tf.estimator's results were its float32 metric variables' values: a float becomes a numpy float32
-    (a program's `.item()` or `np.float32` check holds); arrays stay as they are."""
+    (a program's `.item()` or `np.float32` check holds), a float array a float32 one."""
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return value.astype(np.float32)
     return np.float32(value) if isinstance(value, (float, np.floating)) else value
 
 
@@ -66,10 +68,11 @@ def write_results(model_dir, name, results_at_step, checkpoint_path=None):
     path of the checkpoint evaluated (tag checkpoint_path) where there was one."""
     directory = eval_dir(model_dir, name)
     step = results_at_step["global_step"]
-    text = ", ".join(f"{k} = {v:g}" for k, v in sorted(results_at_step.items()))
+    text = ", ".join(f"{k} = {v:g}" if np.ndim(v) == 0 else f"{k} = {v}" for k, v in sorted(results_at_step.items()))
     logging.info("Saving dict for global step %d: %s", step, text)
     writer = tf.summary.create_file_writer(directory)
-    summaries.write_scalars(writer, step, {k: v for k, v in results_at_step.items() if k != "global_step"})
+    summaries.write_scalars(writer, step, {k: v for k, v in results_at_step.items()  # (as tf.estimator: no arrays)
+                                           if k != "global_step" and np.ndim(v) == 0})
     if checkpoint_path:
         summaries.write_text(writer, step, "checkpoint_path", checkpoint_path)
     writer.close()

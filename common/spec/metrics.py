@@ -46,8 +46,13 @@ def result_fn(metric):
     """totals -> the metric's value."""
     keras_metric = stateful(metric)
     if keras_metric is not None:
-        return lambda totals: float(np.asarray(keras_metric.result()))
+        return lambda totals: _as_number_or_array(np.asarray(keras_metric.result()))
     return metric.result
+
+
+def _as_number_or_array(value):
+    """A scalar result as a float, a metric of several values as their array (tf.estimator returned both)."""
+    return float(value) if value.ndim == 0 else value
 
 
 def check(name, metric):

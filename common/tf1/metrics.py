@@ -110,7 +110,13 @@ def derived(name, value, update_op):
     from other pairs' values (an F1 from precision and recall, ALBERT's Matthews correlation from the four
     counts), its update_op grouping theirs. Each pair's value here reads its state after its update, so
     `value` is kept after update_op; the last one kept is the value of the whole evaluation."""
-    metric = _LatestValue(name, tf.TensorShape(value.shape))
+    value = tf.convert_to_tensor(value)
+    if not (value.dtype.is_floating or value.dtype.is_integer or value.dtype.is_bool) \
+            or not value.shape.is_fully_defined():
+        raise ValueError(f"eval_metric_ops[{name!r}] is a (value, update_op) pair whose value is a {value.dtype.name} "
+                         f"tensor of shape {value.shape}: only numbers of a known shape are reported here (return "
+                         "text or a varying shape in predictions, or log it with a hook)")
+    metric = _LatestValue(name, value.shape)
     with tf.control_dependencies([] if update_op is None else [update_op]):
         keep = metric.latest.assign(tf.cast(value, tf.float64))
     return ValueAndUpdate(metric, keep)

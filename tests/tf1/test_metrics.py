@@ -170,3 +170,26 @@ def test_a_keras_metric_is_reset_its_own_way_before_each_evaluation(tmp_path):
         results = est.evaluate(lambda: tf.data.Dataset.from_tensor_slices((values + shift, values)).batch(2))
         assert results["smallest"] == 3.0 + shift
     assert type(results["smallest"]) is np.float32 and type(results["global_step"]) is np.int64  # tf.estimator's
+
+
+def test_a_derived_value_of_several_numbers_is_reported_as_an_array_and_text_is_refused_by_name(tmp_path):
+    def fn(features, labels, mode, params):
+        scale = tf.compat.v1.get_variable("scale", [], initializer=tf.compat.v1.ones_initializer())
+        loss = tf.square(scale - 1.0)
+        (total, total_op), text = metrics.mean(features), tf.strings.as_string(features[0])
+        ops = {"pair": (tf.stack([total, 2.0 * total]), total_op)}
+        if params["text"]:
+            ops["text"] = (text, tf.no_op())
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.0).minimize(loss),
+                                    eval_metric_ops=ops)
+
+    est = common.Estimator(fn, str(tmp_path), params={"text": False})
+    values = np.array([1.0, 2.0, 3.0, 6.0], np.float32)
+    est.train(lambda: tf.data.Dataset.from_tensors((values, values)).repeat(), steps=1)
+    results = est.evaluate(lambda: tf.data.Dataset.from_tensor_slices((values, values)).batch(2))
+    np.testing.assert_allclose(results["pair"], [3.0, 6.0])
+    assert results["pair"].dtype == np.float32
+    with pytest.raises(ValueError, match=r"eval_metric_ops\['text'\] is a \(value, update_op\) pair whose value is a "
+                                         "string tensor"):
+        common.Estimator(fn, str(tmp_path), params={"text": True}).evaluate(
+            lambda: tf.data.Dataset.from_tensor_slices((values, values)).batch(2))
