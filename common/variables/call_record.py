@@ -55,10 +55,11 @@ class CheckpointInit:
 class CallRecord:
     """scalars: summary.scalar values (name -> float32 scalar); summaries: other summaries, serialized
     Summary protos; updates: DeferredUpdates; assigns: (variable, value) to assign after the step;
-    checkpoint_inits: CheckpointInits."""
+    checkpoint_inits: CheckpointInits; graph: the graph the call runs in."""
 
     scalars: Dict[str, tf.Tensor] = dataclasses.field(default_factory=dict)
     summaries: List[tf.Tensor] = dataclasses.field(default_factory=list)
     updates: List[DeferredUpdate] = dataclasses.field(default_factory=list)
     assigns: List[Tuple[object, tf.Tensor]] = dataclasses.field(default_factory=list)
     checkpoint_inits: List[CheckpointInit] = dataclasses.field(default_factory=list)
+    graph: object = None  # the graph model_fn is traced in (see registry.defer_update)

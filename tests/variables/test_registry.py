@@ -6,6 +6,7 @@ import tensorflow as tf
 
 import common
 from common.state import checkpoints
+from common.tf1 import train as tf1_train
 from common.variables.registry import ModelRegistry
 
 
@@ -238,3 +239,21 @@ def test_a_nested_scope_gives_the_outer_scope_back_its_rules():
         assert common.get_global_step() is step
         common.get_module("late", lambda: keras.layers.Dense(1))(tf.zeros([1, 2]))  # still building
     assert [t.name for t in registry.tracked_variables()] == ["late/dense/kernel", "late/dense/bias"]
+
+
+def test_an_update_inside_tf_cond_is_refused_not_done_unconditionally(tmp_path):
+    def cond_fn(features, labels, mode):
+        w = tf.compat.v1.get_variable("w", [3, 1])
+        prior = tf.compat.v1.get_variable("prior", [1])
+        loss = tf.reduce_mean(tf.square(tf.matmul(features, w) + prior - labels))
+        optimizer = tf1_train.GradientDescentOptimizer(0.1)
+        step = common.get_global_step()
+        grads_and_vars = list(zip(tf.gradients(loss, [w, prior]), [w, prior]))
+        train_op = tf.cond(step < 100, lambda: optimizer.apply_gradients(grads_and_vars[:1]),  # (TFP's LDA burn-in)
+                           lambda: optimizer.apply_gradients(grads_and_vars))
+        return common.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    x = tf.ones((8, 3))
+    est = common.Estimator(cond_fn, str(tmp_path))
+    with pytest.raises(NotImplementedError, match="apply_gradients .or minimize. inside tf.cond or a loop"):
+        est.train(lambda: tf.data.Dataset.from_tensors((x, tf.ones((8, 1)))).repeat(), steps=1)
