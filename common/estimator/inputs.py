@@ -6,7 +6,8 @@ pass, shuffled in a queue of `queue_capacity` rows when asked, a smaller
 batch only at the very end. The input_fns here build that as a tf.data
 pipeline in the same order (rotate, repeat, shuffle in a buffer, batch), so
 a program reads the same batches as under tf.estimator (with shuffle=False,
-row for row; `num_threads` is moot: one reader keeps the order).
+row for row). `num_threads` is ignored: one reader keeps the order and the
+passes asked for (TF1's several readers could read extra passes).
 """
 
 import random
@@ -85,7 +86,7 @@ def _input_fn(features, targets, rows, batch_size, num_epochs, shuffle, queue_ca
         dataset = dataset.repeat(num_epochs)
         if shuffle:
             dataset = dataset.shuffle(queue_capacity)
-        return dataset.batch(batch_size)
+        return dataset.batch(batch_size, drop_remainder=num_epochs is None)  # (endless: every batch is whole)
     return input_fn
 
 

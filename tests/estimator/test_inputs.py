@@ -28,6 +28,7 @@ def test_batches_run_on_across_passes_and_only_the_last_is_short_as_tf215_gave_t
         ({"a": [0.0, 1.0, 2.0], "b": [10, 11, 12]}, {"t": [100, 101, 102]}),
         ({"a": [3.0, 4.0], "b": [13, 14]}, {"t": [103, 104]})]
     forever = inputs.numpy_input_fn(np.arange(5), batch_size=2, num_epochs=None, shuffle=False)()
+    assert forever.element_spec.shape == [2]  # static, as TF1's dequeue_many gave it
     assert [batch.numpy().tolist() for batch in forever.take(4)] == [[0, 1], [2, 3], [4, 0], [1, 2]]
 
 
