@@ -130,8 +130,9 @@ class CheckpointStore:
         atomic.write_text(state_path, "\n".join(lines) + "\n")
 
     def remove_partial_saves(self):
-        """Deletes what a save killed midway leaves: `model.ckpt-N_temp` folders
-        and (TF1's Saver) `model.ckpt-N.*.tempstate<n>` files.
+        """Deletes what a save killed midway leaves: `model.ckpt-N_temp` folders,
+        (TF1's Saver) `model.ckpt-N.*.tempstate<n>` files, and the `.tmp-*`
+        files of this store's own atomic writes (the `.meta` stub, the state file).
 
         TensorFlow writes a checkpoint's shards there and removes them after
         merging or renaming; a kill in between leaves them, and no later save
@@ -142,9 +143,10 @@ class CheckpointStore:
         for path in tf.io.gfile.glob(os.path.join(self.model_dir, f"{CHECKPOINT_NAME}-*_temp")):
             logging.info("Removing %s, left by an interrupted save.", path)
             tf.io.gfile.rmtree(path)
-        for path in tf.io.gfile.glob(os.path.join(self.model_dir, f"{CHECKPOINT_NAME}-*.tempstate*")):
-            logging.info("Removing %s, left by an interrupted save.", path)
-            tf.io.gfile.remove(path)
+        for pattern in (f"{CHECKPOINT_NAME}-*.tempstate*", f".tmp-*-{CHECKPOINT_NAME}-*", f".tmp-*-{STATE_FILE}"):
+            for path in tf.io.gfile.glob(os.path.join(self.model_dir, pattern)):
+                logging.info("Removing %s, left by an interrupted save.", path)
+                tf.io.gfile.remove(path)
 
     def save(self, step, variables: Dict[str, tf.Variable], iterator=None, optimizer_names=(),
              scaffold_checkpoint=None):

@@ -85,10 +85,13 @@ def test_remove_partial_saves_deletes_only_temp_folders(tmp_path):
     (tmp_path / "notes_temp").mkdir()
     saver_leftover = "model.ckpt-36.data-00000-of-00001.tempstate18409140367826098984"  # TF1's Saver's
     (tmp_path / saver_leftover).write_bytes(b"partial")
+    ours = [".tmp-32be1af3-model.ckpt-31.meta", ".tmp-0a1b2c3d-checkpoint"]  # this store's atomic writes, killed
+    for leftover in ours + [".tmp-0a1b2c3d-notes.txt"]:
+        (tmp_path / leftover).write_bytes(b"partial")
     before = sorted(os.listdir(tmp_path))
     store.remove_partial_saves()
     assert sorted(os.listdir(tmp_path)) == [
-        name for name in before if name not in ("model.ckpt-4_temp", "model.ckpt-12_temp", saver_leftover)]
+        name for name in before if name not in ("model.ckpt-4_temp", "model.ckpt-12_temp", saver_leftover, *ours)]
     assert "notes_temp" in os.listdir(tmp_path)
     assert store.latest() == path
     CheckpointStore(str(tmp_path / "absent")).remove_partial_saves()  # no directory: nothing to do
