@@ -103,5 +103,14 @@ def _shapes(value):
 
 
 def _frame_arrays(frame):
-    """A DataFrame's columns as numpy (text, object or pandas' string dtype, as object arrays: tf.string)."""
-    return {name: frame[name].to_numpy() for name in frame.columns}
+    """A DataFrame's columns as numpy (text, object or pandas' string dtype, as object arrays: tf.string); a
+    text column with other values in it (a missing value's NaN) is refused by name."""
+    arrays = {}
+    for name in frame.columns:
+        values = frame[name].to_numpy()
+        if values.dtype == object and not all(isinstance(v, (str, bytes)) for v in values):
+            odd = next(v for v in values if not isinstance(v, (str, bytes)))
+            raise ValueError(f"pandas_input_fn: column {name!r} holds text and {odd!r} ({type(odd).__name__}); a "
+                             f"tensor holds one type: fill the missing values first (frame[{name!r}].fillna(''))")
+        arrays[name] = values
+    return arrays

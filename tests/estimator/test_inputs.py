@@ -78,6 +78,9 @@ def test_pandas_input_fn_refuses_a_target_named_as_a_column_and_another_index():
         inputs.pandas_input_fn(frame, pd.Series([0, 1, 0]), shuffle=False)
     with pytest.raises(ValueError, match="Cannot use name a for target column"):
         inputs.pandas_input_fn(frame, pd.Series([0, 1, 0], index=[5, 6, 7]), shuffle=False, target_column="a")
+    with pytest.raises(ValueError, match=r"column 'city' holds text and nan \(float\); .*fillna"):
+        inputs.pandas_input_fn(pd.DataFrame({"city": ["Oslo", None, "Lima"]}, dtype=object).fillna(np.nan),
+                               shuffle=False)
 
 
 def test_a_premade_estimator_trains_on_numpy_input_fn_as_on_the_same_batches_from_tf_data(tmp_path):
