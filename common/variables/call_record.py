@@ -62,4 +62,22 @@ class CallRecord:
     updates: List[DeferredUpdate] = dataclasses.field(default_factory=list)
     assigns: List[Tuple[object, tf.Tensor]] = dataclasses.field(default_factory=list)
     checkpoint_inits: List[CheckpointInit] = dataclasses.field(default_factory=list)
-    graph: object = None  # the graph model_fn is traced in (see registry.defer_update)
+    graph: object = None  # the graph model_fn is traced in (see refuse_conditional_update)
+
+
+_CONTROL_FLOW_GRAPHS = ("CondBranchFuncGraph", "WhileCondFuncGraph", "WhileBodyFuncGraph")
+
+
+def refuse_conditional_update(call_graph):
+    """An update is done once per step, after the towers, whatever model_fn's control flow said: one made in a
+    tf.cond branch or a loop's body (TFP's LDA chose between two apply_gradients with tf.cond) would run
+    unconditionally, so it is refused."""
+    graph = tf.compat.v1.get_default_graph()
+    while graph is not None and graph is not call_graph:
+        if type(graph).__name__ in _CONTROL_FLOW_GRAPHS:
+            raise NotImplementedError(
+                "an optimizer's apply_gradients (or minimize) inside tf.cond or a loop in model_fn is not supported: "
+                "the framework applies each update once per step after averaging it over the towers, so the "
+                "condition would be lost. Call it unconditionally, and choose what it updates with the gradients "
+                "(tf.where(condition, gradient, tf.zeros_like(gradient)) for a variable not to move)")
+        graph = getattr(graph, "outer_graph", None)

@@ -338,7 +338,7 @@ def defer_update(optimizer, grads_and_vars, apply, keras_variables=False):
     serves: its Keras variable for a Keras optimizer (keras_variables), else
     the tf.Variable, named as TF1 code reads it."""
     registry = active_registry()
-    _refuse_conditional_update(registry.call.graph)
+    call_record.refuse_conditional_update(registry.call.graph)
 
     def resolved(variable):
         served = served_variables.served_variable(variable)
@@ -347,24 +347,6 @@ def defer_update(optimizer, grads_and_vars, apply, keras_variables=False):
     pairs = [(g, resolved(v)) for g, v in grads_and_vars]
     registry.call.updates.append(call_record.DeferredUpdate(optimizer, pairs, apply))
     return tf.no_op(name="deferred_update")
-
-
-_CONTROL_FLOW_GRAPHS = ("CondBranchFuncGraph", "WhileCondFuncGraph", "WhileBodyFuncGraph")
-
-
-def _refuse_conditional_update(call_graph):
-    """An update is done once per step, after the towers, whatever model_fn's control flow said: one made in a
-    tf.cond branch or a loop's body (TFP's LDA chose between two apply_gradients with tf.cond) would run
-    unconditionally, so it is refused."""
-    graph = tf.compat.v1.get_default_graph()
-    while graph is not None and graph is not call_graph:
-        if type(graph).__name__ in _CONTROL_FLOW_GRAPHS:
-            raise NotImplementedError(
-                "an optimizer's apply_gradients (or minimize) inside tf.cond or a loop in model_fn is not supported: "
-                "the framework applies each update once per step after averaging it over the towers, so the "
-                "condition would be lost. Call it unconditionally, and choose what it updates with the gradients "
-                "(tf.where(condition, gradient, tf.zeros_like(gradient)) for a variable not to move)")
-        graph = getattr(graph, "outer_graph", None)
 
 
 def deferring_updates():
