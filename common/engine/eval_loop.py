@@ -53,9 +53,10 @@ def results(totals, metric_results):
 def _as_metric_value(value):
     """tf.estimator's results were its float32 metric variables' values: a float becomes a numpy float32
     (a program's `.item()` or `np.float32` check holds), a float array a float32 one."""
-    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
-        return value.astype(np.float32)
-    return np.float32(value) if isinstance(value, (float, np.floating)) else value
+    value = np.asarray(value)
+    if value.dtype.kind == "f":
+        value = value.astype(np.float32)
+    return value[()] if value.ndim == 0 else value
 
 
 def eval_dir(model_dir, name=None):

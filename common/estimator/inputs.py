@@ -97,9 +97,9 @@ def _arrays(value):
 
 
 def _shapes(value):
-    if value is None or not isinstance(value, dict):
-        return None if value is None else value.shape
-    return {k: v.shape for k, v in value.items()}
+    if isinstance(value, dict):
+        return {k: v.shape for k, v in value.items()}
+    return None if value is None else value.shape
 
 
 def _frame_arrays(frame):

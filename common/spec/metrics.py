@@ -43,16 +43,11 @@ def totals_of(metric):
 
 
 def result_fn(metric):
-    """totals -> the metric's value."""
+    """totals -> the metric's value (a number, or a Keras metric's result as numpy)."""
     keras_metric = stateful(metric)
     if keras_metric is not None:
-        return lambda totals: _as_number_or_array(np.asarray(keras_metric.result()))
+        return lambda totals: np.asarray(keras_metric.result())
     return metric.result
-
-
-def _as_number_or_array(value):
-    """A scalar result as a float, a metric of several values as their array (tf.estimator returned both)."""
-    return float(value) if value.ndim == 0 else value
 
 
 def check(name, metric):

@@ -182,32 +182,22 @@ def recall(labels, predictions, weights=None, metrics_collections=None, updates_
     return _ratio(name, "recall", tf.cast(truth & predicted, tf.float64) * w, tf.cast(truth, tf.float64) * w)
 
 
-def _count(name, labels, predictions, weights, truth_wanted, prediction_wanted):
-    """The weighted count of examples whose bool label is truth_wanted and bool prediction prediction_wanted."""
-    truth, predicted = _true_and_predicted(labels, predictions)
-    hits = tf.cast(tf.equal(truth, truth_wanted) & tf.equal(predicted, prediction_wanted), tf.float64)
-    metric = _WeightedSum(name)
-    return ValueAndUpdate(metric, metric.add(hits * _weights(weights, hits)))
+def _counting(default_name, truth_wanted, prediction_wanted):
+    """TF1's count metric of the examples whose bool label is truth_wanted and bool prediction
+    prediction_wanted, weighted."""
+    def count(labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None):
+        truth, predicted = _true_and_predicted(labels, predictions)
+        hits = tf.cast(tf.equal(truth, truth_wanted) & tf.equal(predicted, prediction_wanted), tf.float64)
+        metric = _WeightedSum(name or default_name)
+        return ValueAndUpdate(metric, metric.add(hits * _weights(weights, hits)))
+    count.__name__ = count.__qualname__ = default_name
+    return count
 
 
-def true_positives(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
-                   name=None):
-    return _count(name or "true_positives", labels, predictions, weights, True, True)
-
-
-def false_positives(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
-                    name=None):
-    return _count(name or "false_positives", labels, predictions, weights, False, True)
-
-
-def true_negatives(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
-                   name=None):
-    return _count(name or "true_negatives", labels, predictions, weights, False, False)
-
-
-def false_negatives(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
-                    name=None):
-    return _count(name or "false_negatives", labels, predictions, weights, True, False)
+true_positives = _counting("true_positives", True, True)
+false_positives = _counting("false_positives", False, True)
+true_negatives = _counting("true_negatives", False, False)
+false_negatives = _counting("false_negatives", True, False)
 
 
 def _squared_or_absolute(labels, predictions, square):

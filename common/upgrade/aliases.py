@@ -91,7 +91,7 @@ def estimator_imports(tree, lines) -> List[EstimatorImport]:
 
 
 @dataclasses.dataclass(frozen=True)
-class ContribImport:
+class GoneImport:
     """An import statement of tensorflow.contrib (gone since TensorFlow 2.0) or tf.estimator's module (gone
     since 2.16): where it is, where it sits, and what of it to keep."""
 
@@ -109,7 +109,7 @@ def _is_gone(module):
     return any(module == gone or module.startswith(gone + ".") for gone in GONE_MODULES)
 
 
-def _contrib_kept(node):
+def _gone_kept(node):
     """(whether the statement imports a module of GONE_MODULES, the statement without it or None). (`from
     <an estimator module> import` statements are estimator_imports', rewritten whole.)"""
     if isinstance(node, ast.Import):
@@ -137,7 +137,7 @@ def _catches_import_errors(handler):
         "ImportError", "ModuleNotFoundError", "Exception", "BaseException") for n in names)
 
 
-def contrib_imports(tree, lines) -> List[ContribImport]:
+def gone_imports(tree, lines) -> List[GoneImport]:
     """Each statement of the file that imports a module of GONE_MODULES (or one under it), or `contrib` or
     `estimator` from tensorflow."""
     top_level = {id(node) for node in tree.body}
@@ -145,9 +145,9 @@ def contrib_imports(tree, lines) -> List[ContribImport]:
                and any(_catches_import_errors(h) for h in node.handlers) for statement in node.body}
     found = []
     for node in ast.walk(tree):
-        imports_contrib, kept = _contrib_kept(node)
+        imports_contrib, kept = _gone_kept(node)
         if imports_contrib:
-            found.append(ContribImport(position(lines, node.lineno, node.col_offset),
+            found.append(GoneImport(position(lines, node.lineno, node.col_offset),
                                        position(lines, node.end_lineno, node.end_col_offset),
                                        id(node) in top_level, id(node) in guarded, kept))
     return found

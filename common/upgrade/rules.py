@@ -97,11 +97,11 @@ def _estimator_import(statement, tf1_program):
                                                           f"rewrote the import from {statement.module}: {text}")
 
 
-def _contrib_import_removal(statement, lines):
-    """The edit that takes a tensorflow.contrib import out: the statement without its contrib names when it
-    imports others; in a try that catches a failed import, a raise of the ImportError TensorFlow 2 would
-    raise (the fallback runs, as it would have); at the top level, alone on its lines, each line commented
-    out; else `pass` (a block must keep a statement)."""
+def _gone_import_removal(statement, lines):
+    """The edit that takes an import of a module TensorFlow 2.21 lacks (aliases.GONE_MODULES) out: the
+    statement without those names when it imports others; in a try that catches a failed import, a raise
+    of the ImportError TensorFlow 2 would raise (the fallback runs, as it would have); at the top level,
+    alone on its lines, each line commented out; else `pass` (a block must keep a statement)."""
     if statement.kept is not None:
         return statement.start, statement.end, statement.kept
     if statement.guarded:
@@ -210,8 +210,8 @@ def upgrade_source(source):
     import_lines = aliases.import_lines(tree)
     tokens = positions.tokens_of(source)
     edits, changes = idioms.rewrites(tree, lines)  # edits: (start (row, col), end (row, col), text)
-    for statement in aliases.contrib_imports(tree, lines):
-        edits.append(_contrib_import_removal(statement, lines))
+    for statement in aliases.gone_imports(tree, lines):
+        edits.append(_gone_import_removal(statement, lines))
         changes.append(Change(statement.start[0], statement.start[1], "removed the import of tensorflow.contrib "
                               "or tf.estimator's module (TensorFlow 2.21 has neither): its names are rewritten "
                               "below, or reported as ERROR"))
