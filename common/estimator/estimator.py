@@ -229,8 +229,9 @@ class Estimator:
         Each signature runs model_fn in PREDICT mode on one device: one per
         export_outputs key (serving_default: the predictions, without them)
         and receiver alternative, with TensorFlow Serving's method names.
-        tf.estimator's arguments; assets_extra, as_text and a training or
-        evaluation graph (experimental_mode) are refused by name.
+        tf.estimator's arguments: assets_extra copied under assets.extra/,
+        as_text writing saved_model.pbtxt; a training or evaluation graph
+        (experimental_mode) is refused by name.
         """
         saved_model.check_write_options("export_saved_model", assets_extra, as_text)
         if experimental_mode != ModeKeys.PREDICT:
@@ -258,7 +259,7 @@ class Estimator:
             signatures, methods = saved_model.signatures(
                 signature_inputs, saved_model.with_default(info.export_outputs), outputs_fn)
         module.resources = list(resources)
-        return saved_model.write_saved_model(export_dir_base, module, signatures, methods)
+        return saved_model.write_saved_model(export_dir_base, module, signatures, methods, assets_extra, as_text)
 
     def export_savedmodel(self, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,
                           checkpoint_path=None, strip_default_attrs=False):

@@ -23,8 +23,9 @@ class Exporter:
     -> the export's path, or None when it did not export."""
 
     def __init__(self, name):
-        if not name or not isinstance(name, str) or "/" in name:
-            raise ValueError(f"an exporter's name must be a non-empty string without '/', got {name!r}")
+        if not name or not isinstance(name, str) or "/" in name.rstrip("/") or not name.strip("/"):
+            raise ValueError(f"an exporter's name must be a non-empty folder name (a trailing '/' is allowed, as "
+                             f"tf.estimator joined it as a path), got {name!r}")
         self._name = name
 
     @property
@@ -45,6 +46,7 @@ class _SavedModelExporter(Exporter):
             raise ValueError(f"{type(self).__name__} {name!r}: exports_to_keep must be >= 1 or None, "
                              f"got {exports_to_keep}")
         self._serving_input_receiver_fn = serving_input_receiver_fn
+        self._write_options = {"assets_extra": assets_extra, "as_text": as_text}
         self._exports_to_keep = exports_to_keep
         self._last = None  # (checkpoint, export path) of the last export
 
@@ -54,7 +56,7 @@ class _SavedModelExporter(Exporter):
         if self._last is not None and checkpoint_path is not None and self._last[0] == checkpoint_path:
             return self._last[1]
         path = estimator.export_saved_model(export_path, self._serving_input_receiver_fn,
-                                            checkpoint_path=checkpoint_path)
+                                            checkpoint_path=checkpoint_path, **self._write_options)
         self._last = checkpoint_path, path
         self._keep_newest(export_path)
         return path

@@ -10,6 +10,7 @@ import time
 
 import tensorflow as tf
 from absl import logging
+from google.protobuf import text_format
 from tensorflow.core.protobuf import saved_model_pb2
 from tensorflow.python.trackable import resource as tf_resources
 
@@ -121,17 +122,45 @@ class ExportPath(str):
 
 
 def check_write_options(owner, assets_extra=None, as_text=False):
-    """tf.estimator's export options that a TF2 SavedModel write has no counterpart for, refused by name."""
-    if assets_extra or as_text:
-        raise NotImplementedError(f"{owner}: assets_extra and as_text are not supported "
-                                  "(SavedModels are written in binary, with the assets the model tracks)")
+    """tf.estimator's export options, checked when given: assets_extra maps a path under the export's
+    assets.extra/ (relative, inside it) to an existing file to copy there; as_text is a bool."""
+    if not isinstance(as_text, bool):
+        raise TypeError(f"{owner}: as_text must be True or False, got {as_text!r}")
+    for destination, source in (assets_extra or {}).items():
+        parts = os.path.normpath(str(destination)).split(os.sep)
+        if os.path.isabs(str(destination)) or ".." in parts:
+            raise ValueError(f"{owner}: assets_extra destination {destination!r} must be a relative path inside "
+                             "assets.extra/")
+        if not tf.io.gfile.exists(source):
+            raise ValueError(f"{owner}: assets_extra source {source!r} (for {destination!r}) does not exist")
 
 
-def write_saved_model(export_dir_base, module, signatures, methods=None):
+def _copy_assets_extra(export_dir, assets_extra):
+    """Copies each assets_extra file to export_dir/assets.extra/<destination>, as tf.estimator did."""
+    for destination, source in (assets_extra or {}).items():
+        target = os.path.join(export_dir, "assets.extra", str(destination))
+        tf.io.gfile.makedirs(os.path.dirname(target))
+        tf.io.gfile.copy(source, target, overwrite=True)
+
+
+def _rewrite_as_text(export_dir):
+    """Replaces saved_model.pb by saved_model.pbtxt, the text form tf.estimator wrote with as_text=True (the
+    SavedModel loaders read either)."""
+    path = os.path.join(export_dir, "saved_model.pb")
+    saved_model = saved_model_pb2.SavedModel()
+    with tf.io.gfile.GFile(path, "rb") as f:
+        saved_model.ParseFromString(f.read())
+    with tf.io.gfile.GFile(os.path.join(export_dir, "saved_model.pbtxt"), "w") as f:
+        f.write(text_format.MessageToString(saved_model))
+    tf.io.gfile.remove(path)
+
+
+def write_saved_model(export_dir_base, module, signatures, methods=None, assets_extra=None, as_text=False):
     """Saves under export_dir_base/<timestamp>, via a temp dir and a rename,
     so a failed export never leaves a partial directory under a final name;
     the temp folders of earlier exports that were killed are removed first.
-    methods: signature name -> method name, where not predict."""
+    methods: signature name -> method name, where not predict; assets_extra
+    and as_text as tf.estimator took them (check_write_options)."""
     tf.io.gfile.makedirs(export_dir_base)
     remove_stale_temp_exports(export_dir_base)
     existing = [int(d.strip("/")) for d in tf.io.gfile.listdir(export_dir_base) if d.strip("/").isdigit()]
@@ -142,6 +171,9 @@ def write_saved_model(export_dir_base, module, signatures, methods=None):
         tf.saved_model.save(module, temp, signatures=signatures)
         if methods:
             _set_method_names(temp, methods)
+        _copy_assets_extra(temp, assets_extra)
+        if as_text:
+            _rewrite_as_text(temp)
         tf.io.gfile.rename(temp, final)
     finally:
         if tf.io.gfile.exists(temp):

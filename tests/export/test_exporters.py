@@ -94,12 +94,14 @@ def test_an_export_that_fails_leaves_no_folder_training_goes_on_and_the_next_one
 
 
 def test_exporters_refuse_what_they_cannot_do_by_name():
-    with pytest.raises(ValueError, match="an exporter's name must be a non-empty string without '/'"):
+    with pytest.raises(ValueError, match="an exporter's name must be a non-empty folder name"):
         common.LatestExporter("a/b", receiver())
+    with pytest.raises(ValueError, match="an exporter's name must be a non-empty folder name"):
+        common.LatestExporter("/", receiver())
     with pytest.raises(ValueError, match="LatestExporter 'x': exports_to_keep must be >= 1 or None, got 0"):
         common.LatestExporter("x", receiver(), exports_to_keep=0)
-    with pytest.raises(NotImplementedError, match="FinalExporter 'x': assets_extra and as_text are not supported"):
-        common.FinalExporter("x", receiver(), as_text=True)
+    with pytest.raises(TypeError, match="FinalExporter 'x': as_text must be True or False, got 1"):
+        common.FinalExporter("x", receiver(), as_text=1)
     with pytest.raises(ValueError, match="BestExporter 'best_exporter': serving_input_receiver_fn is required"):
         common.BestExporter()
     with pytest.raises(ValueError, match="exporters need distinct names"):
@@ -108,3 +110,11 @@ def test_exporters_refuse_what_they_cannot_do_by_name():
             common.EvalSpec(lambda: None, name="b", exporters=[common.LatestExporter("x", receiver())])])
     with pytest.raises(KeyError, match="the evaluation has no 'score'"):
         exporters.metric_better("score", True)({"loss": 1.0}, {"loss": 0.5})
+
+
+def test_an_exporter_named_with_a_trailing_slash_writes_its_folder_as_text_as_tf_estimator_did(tmp_path):
+    _, (_, paths) = _run(str(tmp_path), 10, [common.LatestExporter("exporter/", receiver(), as_text=True)])
+    (stamp,) = _exports(str(tmp_path), "exporter")
+    assert paths == [os.path.join(tmp_path, "export", "exporter", stamp)]
+    assert "saved_model.pbtxt" in os.listdir(paths[0]) and "saved_model.pb" not in os.listdir(paths[0])
+    assert _served_probabilities(paths[0]).shape == (5, 3)

@@ -97,14 +97,34 @@ def test_a_single_prediction_tensor_is_served_as_output_as_tf_estimator_did(tmp_
     assert list(outputs["output"].numpy()) == [200.0, 210.0]
 
 
+def test_as_text_writes_the_text_saved_model_and_assets_extra_are_copied_as_tf_estimator_did(tmp_path):
+    est = common.Estimator(_doubling_fn, str(tmp_path / "model"))
+    est.train(lambda: tf.data.Dataset.from_tensors(([1.0], [0.0])).repeat(), steps=1)
+    receiver = common.build_raw_serving_input_receiver_fn(tf.TensorSpec([None], tf.float32, name="number"))
+    extra = tmp_path / "notes.txt"
+    extra.write_text("kept beside the model")
+    path = est.export_saved_model(str(tmp_path / "export"), receiver, as_text=True,
+                                  assets_extra={"docs/notes.txt": str(extra)})
+    assert {"assets.extra", "saved_model.pbtxt", "variables"} <= set(os.listdir(path))
+    assert "saved_model.pb" not in os.listdir(path)
+    assert (tmp_path / "export" / os.path.basename(path) / "assets.extra" / "docs" / "notes.txt").read_text() == \
+        "kept beside the model"
+    served = tf.saved_model.load(path).signatures["serving_default"](number=tf.constant([4.0]))
+    assert served["output"].numpy().tolist() == [8.0]
+    with pytest.raises(ValueError, match="assets_extra destination '../x' must be a relative path"):
+        est.export_saved_model(str(tmp_path / "export"), receiver, assets_extra={"../x": str(extra)})
+
+
 def test_tf1s_export_savedmodel_exports_and_unsupported_options_are_refused_by_name(tmp_path):
     est = common.Estimator(_doubling_fn, str(tmp_path / "model"))
     est.train(lambda: tf.data.Dataset.from_tensors(([1.0], [0.0])).repeat(), steps=1)
     receiver = common.build_raw_serving_input_receiver_fn(tf.TensorSpec([None], tf.float32, name="number"))
     path = est.export_savedmodel(str(tmp_path / "export"), receiver, strip_default_attrs=True)
     assert tf.saved_model.load(path).signatures["serving_default"](number=tf.constant([1.5]))["output"].numpy() == [3.0]
-    with pytest.raises(NotImplementedError, match="export_saved_model: assets_extra and as_text are not supported"):
-        est.export_saved_model(str(tmp_path / "export"), receiver, as_text=True)
+    with pytest.raises(TypeError, match="export_saved_model: as_text must be True or False, got 'yes'"):
+        est.export_saved_model(str(tmp_path / "export"), receiver, as_text="yes")
+    with pytest.raises(ValueError, match="assets_extra source '/no/such/file' .for 'vocab.txt'. does not exist"):
+        est.export_saved_model(str(tmp_path / "export"), receiver, assets_extra={"vocab.txt": "/no/such/file"})
     with pytest.raises(NotImplementedError, match="experimental_mode='train' is not supported"):
         est.export_saved_model(str(tmp_path / "export"), receiver, experimental_mode=common.ModeKeys.TRAIN)
     assert os.listdir(tmp_path / "export") == [os.path.basename(path)]
