@@ -13,6 +13,7 @@ A façade: each method assembles its parts and hands the work on.
 Nothing is written to model_dir before model_fn's spec has been checked.
 """
 
+import copy
 import re
 import tempfile
 
@@ -46,7 +47,8 @@ class Estimator:
       model_dir: where checkpoints, event files and exports go; defaults to
         config.model_dir, else a new temporary directory.
       config: a RunConfig.
-      params: dict handed to model_fn and input_fn.
+      params: handed to model_fn and input_fn (a dict, or any object: TF1
+        programs passed an HParams); a deep copy, as tf.estimator kept.
       warm_start_from: a checkpoint (prefix or directory) or a
         WarmStartSettings; used when model_dir has no checkpoint.
       frozen_variables: regex (re.match) of variable names not to train.
@@ -68,7 +70,7 @@ class Estimator:
         if warm_start_from is not None:
             checkpoints.resolve(warm_start_from.ckpt_to_initialize_from, "warm_start_from")
             re.compile(warm_start_from.vars_to_warm_start)
-        params = dict(params or {})
+        params = copy.deepcopy(params) if params is not None else {}  # any object, copied as tf.estimator did
         model = ModelBuilder(model_fn, params, config, re.compile(frozen_variables) if frozen_variables else None)
         store = CheckpointStore(model_dir, config.keep_checkpoint_max, config.keep_checkpoint_every_n_hours)
         self._parts = EstimatorParts(
@@ -88,7 +90,7 @@ class Estimator:
 
     @property
     def params(self):
-        return dict(self._parts.params)
+        return copy.deepcopy(self._parts.params)
 
     @property
     def model_fn(self):

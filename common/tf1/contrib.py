@@ -104,3 +104,31 @@ def index_table_from_file(vocabulary_file, num_oov_buckets=0, vocab_size=None, d
     if num_oov_buckets:
         return tf.lookup.StaticVocabularyTable(initializer, num_oov_buckets, name=name)
     return tf.lookup.StaticHashTable(initializer, default_value, name=name)
+
+
+def embed_sequence(ids, vocab_size=None, embed_dim=None, unique=False, initializer=None, regularizer=None,
+                   trainable=True, scope=None, reuse=None):
+    """The [batch, time, embed_dim] embeddings of the ids [batch, time], from "EmbedSequence/embeddings"
+    (vocab_size x embed_dim, get_variable's default initializer unless given), as contrib.layers made it."""
+    if vocab_size is None or embed_dim is None:
+        raise ValueError("embed_sequence: vocab_size and embed_dim must both be given")
+    with tf.compat.v1.variable_scope(scope, "EmbedSequence", [ids], reuse=reuse):
+        embeddings = tf.compat.v1.get_variable("embeddings", [vocab_size, embed_dim], initializer=initializer,
+                                               regularizer=regularizer, trainable=trainable)
+        if unique:
+            unique_ids, positions = tf.unique(tf.reshape(ids, [-1]))
+            looked_up = tf.nn.embedding_lookup(embeddings, unique_ids)
+            return tf.reshape(tf.gather(looked_up, positions), tf.concat([tf.shape(ids), [embed_dim]], 0))
+        return tf.nn.embedding_lookup(embeddings, ids)
+
+
+def flatten(inputs, outputs_collections=None, scope=None):
+    """[batch, ...] to [batch, k], contrib.layers.flatten's."""
+    del outputs_collections
+    with tf.name_scope(scope or "Flatten"):
+        inputs = tf.convert_to_tensor(inputs)
+        if inputs.shape.rank is not None and inputs.shape.rank < 2:
+            raise ValueError(f"flatten: inputs must have a least 2 dimensions, got shape {inputs.shape}")
+        static = inputs.shape[1:]
+        width = static.num_elements() if static.is_fully_defined() else -1
+        return tf.reshape(inputs, [tf.shape(inputs)[0], width])

@@ -43,9 +43,13 @@ CANNED_NAMES = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearClassifi
 TF1_DEFAULT_CANNED = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearClassifier", "LinearRegressor",
                       "LinearEstimator", "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
                       "BaselineClassifier", "BaselineRegressor")  # tf.compat.v1.estimator's: other defaults
-CONTRIB_NAMES = {"tf.contrib.layers.": ("layer_norm", "xavier_initializer", "l2_regularizer"),
+CONTRIB_NAMES = {"tf.contrib.layers.": ("layer_norm", "xavier_initializer", "l2_regularizer", "embed_sequence",
+                                        "flatten"),
                  "tf.contrib.lookup.": ("index_table_from_tensor", "index_to_string_table_from_tensor",
                                         "index_table_from_file")}
+
+RNN_CELL_NAMES = ("RNNCell", "LayerRNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
+                  "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple")  # common.tf1.rnn_cell's
 
 
 def _renames():
@@ -101,6 +105,13 @@ def _renames():
     for prefix, names in CONTRIB_NAMES.items():
         for name in names:
             renames[prefix + name] = "common.tf1.contrib." + name
+    renames["tf.contrib.training.HParams"] = "common.tf1.hparams.HParams"
+    renames["tf.contrib.predictor.from_saved_model"] = "common.tf1.predictor.from_saved_model"
+    for prefix in ("tf.nn.rnn_cell.", "tf.compat.v1.nn.rnn_cell.", "tf.contrib.rnn."):
+        for name in RNN_CELL_NAMES:
+            renames[prefix + name] = "common.tf1.rnn_cell." + name
+    for name in ("static_rnn", "static_bidirectional_rnn"):
+        renames["tf.contrib.rnn." + name] = "tf.compat.v1.nn." + name
     renames["tf.contrib.data.map_and_batch"] = "tf.data.experimental.map_and_batch"
     renames["tf.contrib.cluster_resolver.TPUClusterResolver"] = "tf.distribute.cluster_resolver.TPUClusterResolver"
     for prefix in ("tf.estimator.tpu.", "tf.compat.v1.estimator.tpu.", "tf.contrib.tpu."):
