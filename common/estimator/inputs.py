@@ -3,7 +3,9 @@
 TF1 fed these through queues: the rows in order over `num_epochs` passes
 (from a random row when shuffling), a batch running on across the end of a
 pass, shuffled in a queue of `queue_capacity` rows when asked, a smaller
-batch only at the very end. The input_fns here build that as a tf.data
+batch only at the very end. A program that calls the input_fn itself
+(`features, target = input_fn()`, to look at a batch) gets the first
+batch's tensors, as TF1's dequeue gave it; the Estimator gets the Dataset. The input_fns here build that as a tf.data
 pipeline in the same order (rotate, repeat, shuffle in a buffer, batch), so
 a program reads the same batches as under tf.estimator (with shuffle=False,
 row for row). `num_threads` is ignored: one reader keeps the order and the
@@ -14,6 +16,8 @@ import random
 
 import numpy as np
 import tensorflow as tf
+
+from common.tf1 import data as tf1_data
 
 _SHUFFLE_REQUIRED = ("shuffle must be provided and explicitly set as boolean (it is recommended to set it as True "
                      "for training); got {}")
@@ -79,6 +83,12 @@ def pandas_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue
 
 def _input_fn(features, targets, rows, batch_size, num_epochs, shuffle, queue_capacity):
     def input_fn():
+        """The batches as a Dataset when the Estimator calls; called by the program itself, one batch's
+        tensors, (features, targets) or features alone, as TF1's dequeue gave them to print or inspect."""
+        dataset = _batches()
+        return dataset if tf1_data.called_by_estimator() else next(iter(dataset))
+
+    def _batches():
         dataset = tf.data.Dataset.from_tensor_slices(features if targets is None else (features, targets))
         if shuffle:  # TF1 started its passes at a random row, so that each call reads on from elsewhere
             start = random.randrange(rows)

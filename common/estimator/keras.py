@@ -2,7 +2,8 @@
 
 As tf.keras.estimator.model_to_estimator did: the model's compiled loss
 (plus its regularization losses) is trained by a copy of its compiled
-optimizer, its compiled metrics and the loss are evaluated, predictions
+optimizer (a TF1 optimizer given to compile(), which Keras 2 took, is
+trained with as it is: TFOptimizer), its compiled metrics and the loss are evaluated, predictions
 are keyed by the model's output names, and the export serves them. The
 Estimator trains a copy of the model that starts from its current weights
 (a checkpoint in model_dir, when there is one, replaces them): the copy's
@@ -20,9 +21,27 @@ import tensorflow as tf
 
 from common.estimator.estimator import Estimator
 from common.spec.model_fn import EstimatorSpec, ModeKeys
-from common.variables import registry
+from common.tf1.optimizer import Optimizer as Tf1Optimizer
+from common.variables import keras_internals, registry
 
 MODULE_NAME = "keras_model"
+
+
+class TFOptimizer(keras.optimizers.Optimizer):
+    """A TF1 optimizer given to compile(), as Keras 2 wrapped one: model_to_estimator trains with the TF1
+    optimizer itself (its update rule, its slots' names); Keras's own fit() cannot run it."""
+
+    def __init__(self, optimizer):
+        super().__init__(learning_rate=0.0, name=f"TFOptimizer_{optimizer.get_name()}")
+        self.tf1_optimizer = optimizer
+
+    def apply(self, grads, trainable_variables=None):
+        raise NotImplementedError(f"compile(optimizer={type(self.tf1_optimizer).__name__}(...)): a TF1 optimizer "
+                                  "trains a Keras model through model_to_estimator only; for fit() give a Keras "
+                                  "optimizer (keras.optimizers.RMSprop, ...)")
+
+
+keras_internals.accept_in_compile(Tf1Optimizer, TFOptimizer)
 
 
 def _metric_ids(compile_config):
@@ -86,14 +105,19 @@ def _model_inputs(model, features):
 
 
 def _output_names(model, outputs):
+    """The names predictions and the export are keyed by: Keras 2's output names, its output layers' names
+    ("dense_2" for a Sequential ending in that layer), as tf.estimator keyed them."""
     names = list(getattr(model, "output_names", None) or [])
+    if not names and isinstance(model, keras.Sequential) and model.layers:  # (Keras 3's has no output_names)
+        names = [model.layers[-1].name]
     count = len(outputs) if isinstance(outputs, (list, tuple)) else 1
     return names if len(names) == count else (["output"] if count == 1 else [f"output_{i}" for i in range(count)])
 
 
 def _model_fn(keras_model, metric_names_map):
     """model_fn over a copy of keras_model; what needs reading eagerly is read here, before any trace."""
-    optimizer_config = keras.optimizers.serialize(keras_model.optimizer)
+    tf1_optimizer = getattr(keras_model.optimizer, "tf1_optimizer", None)
+    optimizer_config = None if tf1_optimizer else keras.optimizers.serialize(keras_model.optimizer)
     compile_config = keras_model.get_compile_config()
     metric_ids = _metric_ids(compile_config)
 
@@ -111,7 +135,15 @@ def _model_fn(keras_model, metric_names_map):
             for identifier in metric_ids:
                 metric = _get_metric(identifier, labels, outputs)
                 metric.update_state(labels, outputs)
-                eval_metric_ops[metric_names_map.get(metric.name, metric.name)] = metric
+                name = identifier if isinstance(identifier, str) else metric.name  # compile(metrics=["mae"]): "mae"
+                eval_metric_ops[metric_names_map.get(name, name)] = metric
+        if tf1_optimizer is not None:
+            train_op = tf1_optimizer.minimize(
+                loss, global_step=registry.get_global_step(),
+                var_list=[registry.tf_variable(v) for v in model.trainable_variables]) if mode == ModeKeys.TRAIN \
+                else None
+            return EstimatorSpec(mode, predictions=predictions, loss=loss, eval_metric_ops=eval_metric_ops,
+                                 train_op=train_op)
         return EstimatorSpec(mode, predictions=predictions, loss=loss, eval_metric_ops=eval_metric_ops,
                              optimizer=registry.get_optimizer(lambda: keras.optimizers.deserialize(optimizer_config)))
 

@@ -9,7 +9,8 @@ tensors, the Dataset is the one the iterator was made on (or one endless
 element, when input_fn made no iterator), mapped by input_fn itself: input_fn
 is called again inside `Dataset.map`, where `get_next()` returns the map's
 element. Everything input_fn did to the element so runs once per element,
-as it ran once per step in TF1's graph.
+as it ran once per step in TF1's graph. An input_fn that needs a graph
+(queue runners) is run in one (common.tf1.graph_input).
 """
 
 import contextvars
@@ -17,9 +18,16 @@ import contextvars
 import numpy as np
 import tensorflow as tf
 
+from common.tf1 import graph_input
+
 _NOT_MAPPING = object()
 _MAPPED_ELEMENT = contextvars.ContextVar("common_tf1_mapped_element", default=_NOT_MAPPING)
 _DATASETS_ITERATED = contextvars.ContextVar("common_tf1_datasets_iterated", default=None)
+
+
+def called_by_estimator():
+    """Whether the input_fn running now was called by the Estimator (through dataset_of), not by the program."""
+    return _DATASETS_ITERATED.get() is not None
 
 
 class Iterator:
@@ -63,6 +71,10 @@ def dataset_of(call, what="input_fn"):
     token = _DATASETS_ITERATED.set(iterated)
     try:
         result = call()
+    except (RuntimeError, ValueError) as error:
+        if not graph_input.needs_graph(error):
+            raise
+        return graph_input.dataset_in_graph(call, what)  # (with the context set: the Estimator is calling)
     finally:
         _DATASETS_ITERATED.reset(token)
     if isinstance(result, tf.data.Dataset):

@@ -1,4 +1,13 @@
-"""TF1's shared embedding columns, which TensorFlow builds only in graph mode.
+"""TF1's feature-column classes as TF 2 builds them, and TF1's shared embedding columns.
+
+TF1 programs filtered their columns by TF1's private classes
+(`isinstance(c, feature_column._NumericColumn)`, from
+tensorflow.python.feature_column.feature_column). TensorFlow 2's column
+functions return other classes (feature_column_v2's), so every such filter
+came out empty; the upgrade maps each private class to the class the same
+function returns now, named here.
+
+Shared embedding columns TensorFlow builds only in graph mode.
 
 `tf.compat.v1.feature_column.shared_embedding_columns` (and TF2's
 `tf.feature_column.shared_embeddings`) raise "not supported when eager
@@ -12,6 +21,20 @@ read them: one "<keys>_shared_embedding" variable for all of them.
 """
 
 import tensorflow as tf
+from tensorflow.python.feature_column import feature_column_v2 as _columns
+
+# The classes TF 2's column functions return (the upgrade's TF1_COLUMN_CLASSES maps TF1's private names here)
+NumericColumn = _columns.NumericColumn
+BucketizedColumn = _columns.BucketizedColumn
+EmbeddingColumn = _columns.EmbeddingColumn
+IndicatorColumn = _columns.IndicatorColumn
+HashedCategoricalColumn = _columns.HashedCategoricalColumn
+IdentityCategoricalColumn = _columns.IdentityCategoricalColumn
+VocabularyListCategoricalColumn = _columns.VocabularyListCategoricalColumn
+VocabularyFileCategoricalColumn = _columns.VocabularyFileCategoricalColumn
+CrossedColumn = _columns.CrossedColumn
+WeightedCategoricalColumn = _columns.WeightedCategoricalColumn
+SequenceCategoricalColumn = _columns.SequenceCategoricalColumn
 
 
 def shared_embedding_columns(categorical_columns, dimension, combiner="mean", initializer=None,

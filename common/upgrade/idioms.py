@@ -3,8 +3,12 @@
 A TF1 program calls methods TF2 objects lack, on receivers of any name:
 `<dataset>.make_one_shot_iterator()` (TF2 kept the function), and
 `<tensor>.shape[i].value` / `.get_shape()[i].value` / `.shape.dims[i].value`
-(TF1's Dimension; a TF2 shape's entries are already ints or None). Each is
-rewritten in place, and each rewrite is a `Change`.
+(TF1's Dimension; a TF2 shape's entries are already ints or None). And it
+imports Keras from `tensorflow.python.keras`, TensorFlow's internal copy of
+Keras 2, which TensorFlow 2.21 still has but whose layers, models and
+optimizers do not mix with the Keras 3 that tf.keras is: those imports read
+from `tensorflow.keras`. Each is rewritten in place, and each rewrite is a
+`Change`.
 """
 
 import ast
@@ -60,6 +64,28 @@ def dimension_values(tree, lines):
             and not isinstance(node.value.slice, ast.Slice) and _is_shape(node.value.value)]
 
 
+INTERNAL_KERAS = "tensorflow.python.keras"
+
+
+def internal_keras_imports(tree, lines):
+    """((start), (end)) of the module path in each import of tensorflow.python.keras (or a module under it)."""
+    spans = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules = [node.module]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names if alias.asname]  # a bare `import a.b.c` binds `a`
+        else:
+            continue
+        for module in modules:
+            if module != INTERNAL_KERAS and not module.startswith(INTERNAL_KERAS + "."):
+                continue
+            column = lines[node.lineno - 1].find(INTERNAL_KERAS, position(lines, node.lineno, node.col_offset)[1])
+            if column >= 0:  # (a str's index: tokenize's column)
+                spans.append(((node.lineno, column), (node.lineno, column + len(INTERNAL_KERAS))))
+    return spans
+
+
 def rewrites(tree, lines):
     """(edits, changes): each edit is ((row, col) start, (row, col) end, new text), as tokenize counts."""
     edits, changes = [], []
@@ -72,4 +98,8 @@ def rewrites(tree, lines):
         edits.append((subscript_end, end, ""))
         changes.append(Change(subscript_end[0], subscript_end[1], "dropped .value after a shape's entry (TF2's "
                               "shapes hold ints or None, not TF1's Dimension)"))
+    for start, end in internal_keras_imports(tree, lines):
+        edits.append((start, end, "tensorflow.keras"))
+        changes.append(Change(start[0], start[1], "import from tensorflow.keras, not tensorflow.python.keras "
+                              "(TensorFlow's internal Keras 2, whose objects do not mix with tf.keras's Keras 3)"))
     return edits, changes

@@ -51,6 +51,16 @@ CONTRIB_NAMES = {"tf.contrib.layers.": ("layer_norm", "xavier_initializer", "l2_
 RNN_CELL_NAMES = ("RNNCell", "LayerRNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
                   "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple")  # common.tf1.rnn_cell's
 
+# TF1's private feature-column classes -> the class TF 2's column function of that kind returns
+TF1_COLUMN_CLASSES = {"_NumericColumn": "NumericColumn", "_BucketizedColumn": "BucketizedColumn",
+                      "_EmbeddingColumn": "EmbeddingColumn", "_IndicatorColumn": "IndicatorColumn",
+                      "_HashedCategoricalColumn": "HashedCategoricalColumn",
+                      "_IdentityCategoricalColumn": "IdentityCategoricalColumn",
+                      "_VocabularyListCategoricalColumn": "VocabularyListCategoricalColumn",
+                      "_VocabularyFileCategoricalColumn": "VocabularyFileCategoricalColumn",
+                      "_CrossedColumn": "CrossedColumn", "_WeightedCategoricalColumn": "WeightedCategoricalColumn",
+                      "_SequenceCategoricalColumn": "SequenceCategoricalColumn"}
+
 
 def _renames():
     renames = {}
@@ -105,6 +115,8 @@ def _renames():
     for prefix, names in CONTRIB_NAMES.items():
         for name in names:
             renames[prefix + name] = "common.tf1.contrib." + name
+    for name, now in TF1_COLUMN_CLASSES.items():
+        renames["tf.python.feature_column.feature_column." + name] = "common.tf1.feature_column." + now
     renames["tf.contrib.training.HParams"] = "common.tf1.hparams.HParams"
     renames["tf.contrib.predictor.from_saved_model"] = "common.tf1.predictor.from_saved_model"
     for prefix in ("tf.nn.rnn_cell.", "tf.compat.v1.nn.rnn_cell.", "tf.contrib.rnn."):

@@ -105,3 +105,16 @@ def _deferred_initializations_named():
 
 
 _deferred_initializations_named()
+
+
+def accept_in_compile(kind, wrap):
+    """Makes Keras's compile() take an optimizer of `kind` (a class), wrapped by `wrap`, as Keras 2's took a
+    TF1 optimizer (wrapping it in its TFOptimizer). compile() reads keras.src.optimizers.get at each call;
+    Keras's public API has no registry of optimizer kinds to add one to."""
+    from keras.src import optimizers
+
+    plain_get = optimizers.get
+
+    def get(identifier):
+        return wrap(identifier) if isinstance(identifier, kind) else plain_get(identifier)
+    optimizers.get = get
