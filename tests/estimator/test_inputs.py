@@ -6,12 +6,20 @@ import pandas as pd
 import pytest
 import tensorflow as tf
 
+from common import Estimator, EstimatorSpec
 from common.canned import LinearRegressor
 from common.estimator import inputs
+from common.tf1 import data as tf1_data
+from common.tf1.train import GradientDescentOptimizer
+
+
+def _dataset(input_fn):
+    """The Dataset the Estimator reads from input_fn (called by the program itself, it gives one batch)."""
+    return tf1_data.dataset_of(input_fn)
 
 
 def _batches(input_fn):
-    return [tf.nest.map_structure(lambda t: t.numpy().tolist(), batch) for batch in input_fn()]
+    return [tf.nest.map_structure(lambda t: t.numpy().tolist(), batch) for batch in _dataset(input_fn)]
 
 
 X = {"a": np.arange(5.0), "b": np.arange(10, 15)}
@@ -27,7 +35,7 @@ def test_batches_run_on_across_passes_and_only_the_last_is_short_as_tf215_gave_t
     assert _batches(inputs.numpy_input_fn(X, {"t": Y}, batch_size=3, shuffle=False)) == [
         ({"a": [0.0, 1.0, 2.0], "b": [10, 11, 12]}, {"t": [100, 101, 102]}),
         ({"a": [3.0, 4.0], "b": [13, 14]}, {"t": [103, 104]})]
-    forever = inputs.numpy_input_fn(np.arange(5), batch_size=2, num_epochs=None, shuffle=False)()
+    forever = _dataset(inputs.numpy_input_fn(np.arange(5), batch_size=2, num_epochs=None, shuffle=False))
     assert forever.element_spec.shape == [2]  # static, as TF1's dequeue_many gave it
     assert [batch.numpy().tolist() for batch in forever.take(4)] == [[0, 1], [2, 3], [4, 0], [1, 2]]
 
@@ -99,3 +107,25 @@ def test_a_premade_estimator_trains_on_numpy_input_fn_as_on_the_same_batches_fro
         weights.append(regressor.get_variable_value("linear/linear_model/x/weights"))
     assert np.abs(weights[0]).sum() > 0
     np.testing.assert_array_equal(weights[0], weights[1])
+
+
+def test_an_input_fn_the_program_calls_itself_gives_one_batchs_tensors_and_still_feeds_the_estimator(tmp_path):
+    frame = pd.DataFrame({"x": np.arange(6, dtype=np.float32), "word": list("abcdef")})
+    input_fn = inputs.pandas_input_fn(frame, pd.Series(np.arange(6) * 10.0), batch_size=4,
+                                                      shuffle=False)
+    features, target = input_fn()  # as TF1 programs looked at a batch
+    assert features["x"].numpy().tolist() == [0, 1, 2, 3] and features["word"].numpy().tolist() == [b"a", b"b",
+                                                                                                  b"c", b"d"]
+    assert target.numpy().tolist() == [0.0, 10.0, 20.0, 30.0]
+    only_x = inputs.numpy_input_fn({"x": np.arange(3.0)}, batch_size=2, shuffle=False)()
+    assert only_x["x"].numpy().tolist() == [0.0, 1.0]
+
+    def model_fn(features, labels, mode):
+        weight = tf.compat.v1.get_variable("w", [], initializer=tf.compat.v1.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(features["x"] * weight - tf.cast(labels, tf.float32)))
+        return EstimatorSpec(mode, loss=loss,
+                                    train_op=GradientDescentOptimizer(1e-3).minimize(loss))
+
+    est = Estimator(model_fn, str(tmp_path))
+    est.train(input_fn)  # the same function hands the Estimator its batches: 6 rows, one epoch, 2 steps
+    assert est.get_variable_value("global_step") == 2

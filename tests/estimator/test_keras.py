@@ -70,3 +70,23 @@ def test_a_sequential_with_dropout_trains_and_predicts_as_the_model_without_drop
     assert est.get_variable_value("global_step") == 3
     rows = list(est.predict(lambda: tf.data.Dataset.from_tensor_slices(FEATURES[:4]).batch(4)))
     assert len(rows) == 4 and all(np.isclose(sum(next(iter(r.values()))), 1.0, atol=1e-5) for r in rows)
+
+
+def test_a_tf1_optimizer_in_compile_trains_as_keras_2_wrapped_it_and_metrics_keep_their_compiled_names(tmp_path):
+    x = RNG.randn(16, 4).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5], [3.0]], np.float32) + 1.0).astype(np.float32)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, kernel_initializer="zeros")])
+    model.compile(optimizer=common.tf1.train.GradientDescentOptimizer(0.1), loss="mse", metrics=["mae"])
+    with pytest.raises(NotImplementedError, match="a TF1 optimizer trains a Keras model through model_to_estimator"):
+        model.fit(x, y, verbose=0)
+    est = common.model_to_estimator(keras_model=model, model_dir=str(tmp_path))
+    est.train(lambda: tf.data.Dataset.from_tensors((x, y)).repeat(), steps=1)
+    gradient = 2 * x.T @ (x @ np.zeros((4, 1)) + 0 - y) / len(x)  # mse's gradient at the zero kernel and bias
+    trained = {n: v for n, v in est.variable_values().items() if v.shape == (4, 1)}
+    (kernel,) = trained.values()
+    np.testing.assert_allclose(kernel, -0.1 * gradient, rtol=1e-5)
+    results = est.evaluate(lambda: tf.data.Dataset.from_tensors((x, y)))
+    predicted = next(est.predict(lambda: tf.data.Dataset.from_tensors(x), yield_single_examples=False))
+    assert list(predicted) == ["dense"]  # Keras 2 keyed a Sequential's output by its last layer's name
+    assert sorted(results) == ["global_step", "loss", "mae"]
+    assert results["mae"] == pytest.approx(np.abs(predicted["dense"] - y).mean(), rel=1e-5)

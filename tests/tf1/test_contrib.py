@@ -65,3 +65,22 @@ def test_initializer_and_regularizer_helpers():
     assert float(contrib.l2_regularizer(0.5)(tf.constant([1.0, 2.0]))) == pytest.approx(0.5 * 5 / 2)
     with pytest.raises(ValueError, match="negative"):
         contrib.l2_regularizer(-1.0)
+
+
+def test_embed_sequence_looks_ids_up_in_its_tf1_named_table_and_flatten_keeps_the_batch():
+    ids = np.array([[0, 3, 1], [2, 2, 4]])
+    with tf.Graph().as_default():
+        first = contrib.embed_sequence(ids, vocab_size=5, embed_dim=2)
+        second = contrib.embed_sequence(ids, vocab_size=5, embed_dim=2, unique=True)
+        flat = contrib.flatten(first)
+        names = [v.op.name for v in tf.compat.v1.global_variables()]
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            tables, got, got_unique, got_flat = session.run([tf.compat.v1.global_variables(), first, second, flat])
+    assert names == ["EmbedSequence/embeddings", "EmbedSequence_1/embeddings"]  # contrib's scope, numbered by TF1
+    np.testing.assert_array_equal(got, tables[0][ids])
+    np.testing.assert_array_equal(got_unique, tables[1][ids])
+    assert got.shape == (2, 3, 2) and got_flat.shape == (2, 6)
+    np.testing.assert_array_equal(got_flat, got.reshape(2, 6))
+    with pytest.raises(ValueError, match="vocab_size and embed_dim must both be given"):
+        contrib.embed_sequence(ids, vocab_size=5)

@@ -17,14 +17,15 @@ NAMES = np.array([b"low", b"high", b"mid", b"high", b"low", b"mid", b"mid", b"hi
 CODES = {b"low": 0.0, b"mid": 1.0, b"high": 2.0}
 Y = np.array([[CODES[n]] for n in NAMES], np.float32)
 STEPS = 4
+LABELS_SEEN = []  # what model_fn was given as labels (params are deep-copied, as tf.estimator copied them)
 
 
-def linear_fn(features, labels, mode, params):
+def linear_fn(features, labels, mode):
     kernel = tf.compat.v1.get_variable("w", [3, 1], initializer=tf.compat.v1.zeros_initializer())
     predictions = tf.matmul(features["x"], kernel)
     if mode == common.ModeKeys.PREDICT:
         return common.EstimatorSpec(mode, predictions={"y": predictions})
-    params["labels_seen"].append(labels)
+    LABELS_SEEN.append(labels)
     if labels is None:
         labels = features["y"]
     loss = tf.reduce_mean(tf.square(predictions - labels))
@@ -47,8 +48,8 @@ def iterator_input_fn():
     return features, tf.expand_dims(table.lookup(names), 1)
 
 
-def train(input_fn, model_dir, towers=1, params=None):
-    est = common.Estimator(linear_fn, str(model_dir), params=params or {"labels_seen": []},
+def train(input_fn, model_dir, towers=1):
+    est = common.Estimator(linear_fn, str(model_dir),
                            config=common.RunConfig(device_plan=models.plan(towers)))
     est.train(input_fn, steps=STEPS)
     return est
@@ -69,9 +70,9 @@ def test_constant_tensors_are_fed_to_every_step(tmp_path):
 
 
 def test_a_features_only_dataset_gives_model_fn_labels_none(tmp_path):
-    seen = []
-    est = train(lambda: tf.data.Dataset.from_tensors({"x": X, "y": Y}).repeat(), tmp_path, params={"labels_seen": seen})
-    assert seen and all(labels is None for labels in seen)
+    LABELS_SEEN.clear()
+    est = train(lambda: tf.data.Dataset.from_tensors({"x": X, "y": Y}).repeat(), tmp_path)
+    assert LABELS_SEEN and all(labels is None for labels in LABELS_SEEN)
     np.testing.assert_allclose(est.variable_values()["w"], reference(), rtol=1e-5)
 
 
@@ -86,7 +87,7 @@ def test_predict_reads_an_iterators_tensors(tmp_path):
 
 
 def test_what_is_neither_a_dataset_nor_tensors_is_refused_by_name(tmp_path):
-    est = common.Estimator(linear_fn, str(tmp_path), params={"labels_seen": []})
+    est = common.Estimator(linear_fn, str(tmp_path))
     with pytest.raises(TypeError, match="input_fn for train must return a tf.data.Dataset, or features and labels "
                                         "as tensors; it returned a dict holding object"):
         est.train(lambda: {"x": object()}, steps=1)

@@ -77,7 +77,7 @@ def test_graph_mode_switches_are_commented_out_and_unmappable_names_refused_by_l
         tf.compat.v1.disable_eager_execution()
         if True:
             x = tf.compat.v1.disable_v2_behavior() or 1
-        y = tf.contrib.layers.flatten(x)
+        y = tf.contrib.distributions.Normal(x, 1.0)
         head = tf.estimator.DNNRankingEstimator(hidden_units=[3])
         sync = tf.compat.v1.train.SyncReplicasOptimizer(None, 2)
         cols = [tf.feature_column.numeric_column("x")]
@@ -87,7 +87,7 @@ def test_graph_mode_switches_are_commented_out_and_unmappable_names_refused_by_l
     assert new.splitlines()[3] == ("# tf.compat.v1.disable_eager_execution()  "
                                    "# removed by common.upgrade: this project runs TF2 eagerly")
     refused = [(c.line, c.message.split(":")[0]) for c in changes if c.refused]
-    assert refused == [(4, "tf.compat.v1.disable_v2_behavior() must go"), (5, "tf.contrib.layers.flatten"),
+    assert refused == [(4, "tf.compat.v1.disable_v2_behavior() must go"), (5, "tf.contrib.distributions.Normal"),
                        (6, "tf.estimator.DNNRankingEstimator"), (7, "tf.compat.v1.train.SyncReplicasOptimizer"),
                        ]
     assert "no counterpart here" in next(c.message for c in changes if c.line == 6)
@@ -435,3 +435,35 @@ def test_tf_estimator_inputs_mark_a_tf1_original_whose_premade_estimators_are_tf
         a = tf.estimator.DNNClassifier([3], cols)
         ''')
     assert tf2_era.splitlines()[-1] == "a = common.canned.DNNClassifier([3], cols)"  # TF 2's, where nothing says TF1
+
+
+def test_tf1_contribs_pieces_with_a_home_recurrent_cells_and_private_column_classes_are_mapped():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        from tensorflow.python.feature_column import feature_column
+        from tensorflow.python.keras import models
+        from tensorflow.python.keras.layers import Dense as D
+
+
+        def model_fn(features, labels, mode, params):
+            ids = tf.contrib.layers.embed_sequence(features["ids"], vocab_size=10, embed_dim=params.size)
+            cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.LSTMCell(4), tf.contrib.rnn.GRUCell(3)])
+            outputs, _ = tf.nn.static_rnn(cell, tf.unstack(ids, axis=1), dtype=tf.float32)
+            return outputs
+
+
+        hparams = tf.contrib.training.HParams(size=4)
+        numeric = [c for c in columns if isinstance(c, feature_column._NumericColumn)]
+        predict = tf.contrib.predictor.from_saved_model("export", signature_def_key="predict")
+        ''')
+    assert not [c for c in changes if c.refused]
+    for expected in ('common.tf1.contrib.embed_sequence(features["ids"]',
+                     "common.tf1.rnn_cell.MultiRNNCell([common.tf1.rnn_cell.LSTMCell(4), "
+                     "common.tf1.rnn_cell.GRUCell(3)])",
+                     "tf.compat.v1.nn.static_rnn(cell", "common.tf1.hparams.HParams(size=4)",
+                     "isinstance(c, common.tf1.feature_column.NumericColumn)",
+                     'common.tf1.predictor.from_saved_model("export"',
+                     "from tensorflow.keras import models", "from tensorflow.keras.layers import Dense as D",
+                     "import common.tf1.rnn_cell", "import common.tf1.hparams"):
+        assert expected in new, expected
+    assert any("not tensorflow.python.keras" in c.message for c in changes)
