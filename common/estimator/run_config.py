@@ -6,8 +6,11 @@ starts its runtime, which is earlier than any Estimator exists; they live in
 """
 
 import dataclasses
+import json
+import os
 from typing import Optional
 
+import tensorflow as tf
 from absl import logging
 
 from common.devices import hosts, strategies
@@ -37,6 +40,9 @@ class RunConfig:
     under tf.estimator, input_fn's batch size is then per tower.
     session_config: accepted from TF1 programs and ignored, with a warning:
     threads and device-placement logging are common.runtime.configure's.
+    The cluster properties tf.estimator's RunConfig had (task_type, task_id,
+    is_chief, num_worker_replicas, num_ps_replicas, master, cluster_spec,
+    global_id_in_cluster, ...) are read from TF_CONFIG as it read them.
     """
 
     model_dir: Optional[str] = None
@@ -89,6 +95,91 @@ class RunConfig:
             raise ValueError(f"RunConfig: steps_per_loop must be >= 1, got {self.steps_per_loop}")
         if self.device_plan is None:
             self.device_plan = DevicePlan.single_cpu()
+
+    # ------------------------------------------- tf.estimator's cluster properties, from TF_CONFIG
+    @property
+    def _tf_config(self):
+        raw = os.environ.get("TF_CONFIG") or "{}"
+        try:
+            config = json.loads(raw)
+        except ValueError as error:
+            raise ValueError(f"RunConfig: TF_CONFIG is not valid JSON ({error}): {raw!r}") from error
+        if not isinstance(config, dict):
+            return {}
+        if (config.get("task") or {}).get("type") == hosts.EVALUATOR:  # outside the training cluster
+            return {"task": config["task"]}
+        return config
+
+    @property
+    def cluster_spec(self):
+        return tf.train.ClusterSpec(self._tf_config.get("cluster") or {})
+
+    @property
+    def task_type(self):
+        return (self._tf_config.get("task") or {}).get("type") or "worker"
+
+    @property
+    def task_id(self):
+        return int((self._tf_config.get("task") or {}).get("index", 0))
+
+    @property
+    def num_ps_replicas(self):
+        return len((self._tf_config.get("cluster") or {}).get("ps", []))
+
+    @property
+    def num_worker_replicas(self):
+        cluster = self._tf_config.get("cluster") or {}
+        if self.task_type == hosts.EVALUATOR:
+            return 0
+        return max(1, len(cluster.get("chief", [])) + len(cluster.get("worker", [])))
+
+    @property
+    def is_chief(self):
+        cluster = self._tf_config.get("cluster") or {}
+        if self.task_type == hosts.EVALUATOR:
+            return False
+        if not cluster:
+            return True
+        if "chief" in cluster:
+            return self.task_type == "chief"
+        return self.task_type in ("worker", "master") and self.task_id == 0
+
+    @property
+    def master(self):
+        """This task's grpc address ('' on one host and for the evaluator), as tf.estimator gave it."""
+        cluster = self._tf_config.get("cluster") or {}
+        addresses = cluster.get(self.task_type, [])
+        return f"grpc://{addresses[self.task_id]}" if self.task_id < len(addresses) else ""
+
+    @property
+    def evaluation_master(self):
+        return ""
+
+    @property
+    def global_id_in_cluster(self):
+        """This task's index over the cluster's tasks: chief first, then workers, then the other jobs by
+        name (None for a task outside the cluster, the evaluator)."""
+        cluster = self._tf_config.get("cluster") or {}
+        if self.task_type == hosts.EVALUATOR:
+            return None
+        if not cluster:
+            return 0
+        jobs = [j for j in ("chief", "worker") if j in cluster] + sorted(set(cluster) - {"chief", "worker"})
+        if self.task_type not in jobs:
+            return None
+        return sum(len(cluster[j]) for j in jobs[:jobs.index(self.task_type)]) + self.task_id
+
+    @property
+    def device_fn(self):
+        return None  # variables are placed by the device plan (--variable_strategy)
+
+    @property
+    def protocol(self):
+        return None
+
+    @property
+    def service(self):
+        return None
 
     @property
     def batch_per_replica(self):

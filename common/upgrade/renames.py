@@ -110,8 +110,14 @@ def _renames():
         renames[name] = "common.tf1.variables.trainable_variables"
     for name in ("tf.compat.v1.data.make_one_shot_iterator", "tf.data.make_one_shot_iterator"):
         renames[name] = "common.tf1.data.make_one_shot_iterator"
-    for name in ("get_global_step", "get_or_create_global_step"):
-        renames["tf.contrib.framework." + name] = "common.get_global_step"
+    for prefix in ("tf.contrib.framework.", "tf.python.training.training_util.", "tf.compat.v1.train."):
+        for name in ("get_global_step", "get_or_create_global_step"):
+            renames[prefix + name] = "common.get_global_step"
+    for module in ("session_run_hook", "basic_session_run_hooks"):  # (TF1 programs imported them from here)
+        for name in SESSION_RUN_NAMES:
+            renames[f"tf.python.training.{module}.{name}"] = "common.tf1.session_run_hook." + name
+    for name in HOOK_NAMES:
+        renames["tf.python.training.basic_session_run_hooks." + name] = "common.hooks." + name
     for prefix, names in CONTRIB_NAMES.items():
         for name in names:
             renames[prefix + name] = "common.tf1.contrib." + name

@@ -1,5 +1,7 @@
 """RunConfig: tf.estimator's settings and defaults, checked when made; replace() as tf.estimator had it."""
 
+import json
+
 import pytest
 import tensorflow as tf
 
@@ -42,3 +44,23 @@ def test_a_strategy_becomes_the_plan_and_a_plan_beside_it_is_refused():
     assert config.device_plan.tower_devices == ("/cpu:0", "/cpu:1") and config.batch_per_replica
     with pytest.raises(ValueError, match="give device_plan or train_distribute/eval_distribute, not both"):
         common.RunConfig(train_distribute=strategy, device_plan=DevicePlan(("/cpu:0",)))
+
+
+@pytest.mark.parametrize("tf_config, want", [  # each as tf.estimator 2.15's RunConfig read it
+    (None, ["worker", 0, True, 1, 0, "", 0, {}]),
+    ({"cluster": {"chief": ["h:1"], "worker": ["h:2", "h:3"], "ps": ["h:4"]}, "task": {"type": "ps", "index": 0}},
+     ["ps", 0, False, 3, 1, "grpc://h:4", 3, {"chief": ["h:1"], "worker": ["h:2", "h:3"], "ps": ["h:4"]}]),
+    ({"cluster": {"chief": ["h:1"], "worker": ["h:2", "h:3"], "ps": ["h:4"]}, "task": {"type": "worker", "index": 1}},
+     ["worker", 1, False, 3, 1, "grpc://h:3", 2, {"chief": ["h:1"], "worker": ["h:2", "h:3"], "ps": ["h:4"]}]),
+    ({"cluster": {"chief": ["h:1"], "worker": ["h:2"]}, "task": {"type": "evaluator", "index": 0}},
+     ["evaluator", 0, False, 0, 0, "", None, {}]),
+])
+def test_the_cluster_properties_are_tf_estimators(monkeypatch, tf_config, want):
+    if tf_config is None:
+        monkeypatch.delenv("TF_CONFIG", raising=False)
+    else:
+        monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
+    config = common.RunConfig()
+    assert [config.task_type, config.task_id, config.is_chief, config.num_worker_replicas, config.num_ps_replicas,
+            config.master, config.global_id_in_cluster, config.cluster_spec.as_dict()] == want
+    assert (config.evaluation_master, config.device_fn, config.protocol) == ("", None, None)
