@@ -44,9 +44,13 @@ def dataset_for(input_fn, mode, optional_args):
 def dataset_for_run(input_fn, mode, params, config):
     """input_fn's dataset for `mode` under RunConfig `config`: this host's share
     of the training data, and, under a RunConfig strategy, a tower's worth of
-    elements per step."""
+    elements per step. With tf_random_seed, input_fn's unseeded random ops
+    (a shuffle) are seeded from it, as each tf.estimator call's graph seed
+    seeded them."""
     cluster, num_towers = config.cluster, config.device_plan.num_towers
     optional = {"params": params, "config": config, "input_context": input_context(cluster, num_towers)}
+    if config.tf_random_seed is not None:  # as TF1's graph seed fixed each call's shuffle (and other random ops)
+        tf.random.set_seed(config.tf_random_seed)
     dataset = dataset_for(input_fn, mode, optional)
     if mode == ModeKeys.TRAIN and not takes_input_context(input_fn):
         dataset = cluster.shard(dataset)

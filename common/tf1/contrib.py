@@ -10,6 +10,8 @@ tables, which the export tracks). The upgrade maps the contrib names here.
 
 import tensorflow as tf
 
+from common.tf1 import layers as tf1_layers
+
 LAYER_NORM_EPSILON = 1e-12  # contrib's layer_norm used this, not Keras' 1e-3
 
 
@@ -132,3 +134,71 @@ def flatten(inputs, outputs_collections=None, scope=None):
         static = inputs.shape[1:]
         width = static.num_elements() if static.is_fully_defined() else -1
         return tf.reshape(inputs, [tf.shape(inputs)[0], width])
+
+
+def _initializer(initializers, name, default):
+    return (initializers or {}).get(name, default)
+
+
+def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, activation_fn=None,
+               param_initializers=None, param_regularizers=None, updates_collections=tf.compat.v1.GraphKeys.UPDATE_OPS,
+               is_training=True, reuse=None, variables_collections=None, outputs_collections=None, trainable=True,
+               batch_weights=None, fused=None, data_format="NHWC", zero_debias_moving_mean=False, scope=None,
+               renorm=False, renorm_clipping=None, renorm_decay=0.99, adjustment=None):
+    """contrib's batch norm: "BatchNorm/{beta,gamma,moving_mean,moving_variance}" in the caller's scope, moving
+    averages kept as TF1 kept them (common.tf1.layers' batch norm, with contrib's defaults: decay 0.999, no
+    scale unless asked)."""
+    del variables_collections, outputs_collections, fused, updates_collections  # the framework applies the updates
+    unsupported = {"batch_weights": batch_weights, "zero_debias_moving_mean": zero_debias_moving_mean,
+                   "renorm": renorm, "renorm_clipping": renorm_clipping, "adjustment": adjustment}
+    given = sorted(name for name, value in unsupported.items() if value)
+    if given:
+        raise NotImplementedError(f"contrib.layers.batch_norm: {', '.join(given)} not supported; leave them out")
+    del renorm_decay
+    with tf.compat.v1.variable_scope(scope, "BatchNorm", [inputs], reuse=reuse) as sc:
+        regularizers = param_regularizers or {}
+        layer = tf1_layers.BatchNormalization(
+            axis=1 if data_format.startswith("NC") else -1, momentum=decay, epsilon=epsilon, center=center,
+            scale=scale, beta_initializer=_initializer(param_initializers, "beta", tf.compat.v1.zeros_initializer()),
+            gamma_initializer=_initializer(param_initializers, "gamma", tf.compat.v1.ones_initializer()),
+            moving_mean_initializer=_initializer(param_initializers, "moving_mean", tf.compat.v1.zeros_initializer()),
+            moving_variance_initializer=_initializer(param_initializers, "moving_variance",
+                                                     tf.compat.v1.ones_initializer()),
+            beta_regularizer=regularizers.get("beta"), gamma_regularizer=regularizers.get("gamma"),
+            trainable=trainable, _scope=sc, _reuse=reuse)
+        outputs = layer(inputs, training=is_training)
+        return outputs if activation_fn is None else activation_fn(outputs)
+
+
+def fully_connected(inputs, num_outputs, activation_fn=tf.nn.relu, normalizer_fn=None, normalizer_params=None,
+                    weights_initializer=None, weights_regularizer=None, biases_initializer=None,
+                    biases_regularizer=None, reuse=None, variables_collections=None, outputs_collections=None,
+                    trainable=True, scope=None):
+    """contrib's dense layer: "fully_connected/{weights,biases}", ReLU by default, an optional normalizer in
+    place of the biases."""
+    del variables_collections, outputs_collections
+    with tf.compat.v1.variable_scope(scope, "fully_connected", [inputs], reuse=reuse):
+        inputs = tf.convert_to_tensor(inputs)
+        weights = tf.compat.v1.get_variable(
+            "weights", [int(inputs.shape[-1]), num_outputs], inputs.dtype,
+            initializer=weights_initializer or xavier_initializer(), regularizer=weights_regularizer,
+            trainable=trainable)
+        outputs = tf.tensordot(inputs, weights, [[inputs.shape.rank - 1], [0]])
+        if normalizer_fn is not None:
+            outputs = normalizer_fn(outputs, **(normalizer_params or {}))
+        elif biases_initializer is not False:
+            biases = tf.compat.v1.get_variable("biases", [num_outputs], inputs.dtype,
+                                               initializer=biases_initializer or tf.compat.v1.zeros_initializer(),
+                                               regularizer=biases_regularizer, trainable=trainable)
+            outputs = tf.nn.bias_add(outputs, biases)
+        return outputs if activation_fn is None else activation_fn(outputs)
+
+
+def batch_and_drop_remainder(batch_size):
+    """contrib.data's transformation: whole batches only (Dataset.batch(..., drop_remainder=True) since 1.10)."""
+    return lambda dataset: dataset.batch(batch_size, drop_remainder=True)
+
+
+def padded_batch_and_drop_remainder(batch_size, padded_shapes, padding_values=None):
+    """contrib.data's padded counterpart of batch_and_drop_remainder."""
+    return lambda dataset: dataset.padded_batch(batch_size, padded_shapes, padding_values, drop_remainder=True)

@@ -41,8 +41,8 @@ class Layer:
 
     base_name = "layer"
 
-    def __init__(self, trainable=True, name=None, dtype=None, activity_regularizer=None, _reuse=None, **kwargs):
-        kwargs.pop("_scope", None)
+    def __init__(self, trainable=True, name=None, dtype=None, activity_regularizer=None, _reuse=None, _scope=None,
+                 **kwargs):
         if kwargs:
             raise TypeError(f"{type(self).__name__}: unexpected arguments {sorted(kwargs)}")
         self.trainable = trainable
@@ -51,6 +51,7 @@ class Layer:
         self.activity_regularizer = activity_regularizer
         self._reuse = _reuse
         self._scope = None
+        self._given_scope = _scope  # a VariableScope to make the variables in directly (contrib's layers gave theirs)
         self.built = False
         self._weights = []  # (variable, trainable), in the order made
 
@@ -106,7 +107,10 @@ class Layer:
         if self.dtype is None and hasattr(inputs, "dtype") and tf.as_dtype(inputs.dtype).is_floating:
             self.dtype = tf.as_dtype(inputs.dtype)
         if self._scope is None:
-            with tf.compat.v1.variable_scope(self.name, default_name=self.base_name, reuse=self._reuse) as scope:
+            opened = tf.compat.v1.variable_scope(self._given_scope, reuse=self._reuse, auxiliary_name_scope=False) \
+                if self._given_scope is not None else \
+                tf.compat.v1.variable_scope(self.name, default_name=self.base_name, reuse=self._reuse)
+            with opened as scope:
                 self._scope = scope
                 self.build(tf.TensorShape(inputs.shape))
                 self.built = True

@@ -3,7 +3,9 @@
 A TF1 program calls methods TF2 objects lack, on receivers of any name:
 `<dataset>.make_one_shot_iterator()` (TF2 kept the function), and
 `<tensor>.shape[i].value` / `.get_shape()[i].value` / `.shape.dims[i].value`
-(TF1's Dimension; a TF2 shape's entries are already ints or None). And it
+(TF1's Dimension; a TF2 shape's entries are already ints or None), and
+TensorFlow 1.3's `<dataset>.map(f, num_threads=n, output_buffer_size=m)`
+(`num_parallel_calls=n` then `.prefetch(m)` since 1.4). And it
 imports Keras from `tensorflow.python.keras`, TensorFlow's internal copy of
 Keras 2, which TensorFlow 2.21 still has but whose layers, models and
 optimizers do not mix with the Keras 3 that tf.keras is: those imports read
@@ -86,6 +88,38 @@ def internal_keras_imports(tree, lines):
     return spans
 
 
+def _span(lines, node):
+    return (position(lines, node.lineno, node.col_offset), position(lines, node.end_lineno, node.end_col_offset))
+
+
+def old_map_arguments(tree, lines):
+    """Edits and changes for each `.map(..., num_threads=, output_buffer_size=)` call (TensorFlow 1.3's)."""
+    edits, changes = [], []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "map"):
+            continue
+        keywords = {k.arg: k for k in node.keywords}
+        threads, buffer = keywords.get("num_threads"), keywords.get("output_buffer_size")
+        if threads is None and buffer is None:
+            continue
+        start = position(lines, node.lineno, node.col_offset)
+        if threads is not None:
+            name_start = _span(lines, threads)[0]
+            edits.append((name_start, (name_start[0], name_start[1] + len("num_threads")), "num_parallel_calls"))
+        if buffer is not None:
+            arguments = sorted(node.args + node.keywords, key=lambda n: (n.lineno, n.col_offset))
+            index = arguments.index(buffer)
+            if index:  # from the end of the argument before it: its comma goes too
+                edits.append((_span(lines, arguments[index - 1])[1], _span(lines, buffer)[1], ""))
+            else:
+                edits.append((_span(lines, buffer)[0], _span(lines, arguments[1])[0], ""))
+            call_end = _span(lines, node)[1]
+            edits.append((call_end, call_end, f".prefetch({ast.unparse(buffer.value)})"))
+        changes.append(Change(start[0], start[1], "rewrote TensorFlow 1.3's map(num_threads=, output_buffer_size=) "
+                              "as map(num_parallel_calls=).prefetch()", end_line=node.end_lineno))
+    return edits, changes
+
+
 def rewrites(tree, lines):
     """(edits, changes): each edit is ((row, col) start, (row, col) end, new text), as tokenize counts."""
     edits, changes = [], []
@@ -98,6 +132,9 @@ def rewrites(tree, lines):
         edits.append((subscript_end, end, ""))
         changes.append(Change(subscript_end[0], subscript_end[1], "dropped .value after a shape's entry (TF2's "
                               "shapes hold ints or None, not TF1's Dimension)"))
+    map_edits, map_changes = old_map_arguments(tree, lines)
+    edits.extend(map_edits)
+    changes.extend(map_changes)
     for start, end in internal_keras_imports(tree, lines):
         edits.append((start, end, "tensorflow.keras"))
         changes.append(Change(start[0], start[1], "import from tensorflow.keras, not tensorflow.python.keras "

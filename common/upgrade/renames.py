@@ -44,13 +44,17 @@ TF1_DEFAULT_CANNED = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearCl
                       "LinearEstimator", "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
                       "BaselineClassifier", "BaselineRegressor")  # tf.compat.v1.estimator's: other defaults
 CONTRIB_NAMES = {"tf.contrib.layers.": ("layer_norm", "xavier_initializer", "l2_regularizer", "embed_sequence",
-                                        "flatten"),
+                                        "flatten", "batch_norm", "fully_connected"),
                  "tf.contrib.lookup.": ("index_table_from_tensor", "index_to_string_table_from_tensor",
                                         "index_table_from_file")}
 
 RNN_CELL_NAMES = ("RNNCell", "LayerRNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
                   "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple")  # common.tf1.rnn_cell's
-
+CONTRIB_DATA_CORE = ("Dataset", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset")
+CONTRIB_DATA_EXPERIMENTAL = ("AUTOTUNE", "map_and_batch", "parallel_interleave", "shuffle_and_repeat",
+                             "sample_from_datasets", "choose_from_datasets", "ignore_errors", "unbatch",
+                             "prefetch_to_device", "bucket_by_sequence_length", "scan", "group_by_window",
+                             "rejection_resample", "dense_to_sparse_batch", "make_csv_dataset", "CsvDataset")
 # TF1's private feature-column classes -> the class TF 2's column function of that kind returns
 TF1_COLUMN_CLASSES = {"_NumericColumn": "NumericColumn", "_BucketizedColumn": "BucketizedColumn",
                       "_EmbeddingColumn": "EmbeddingColumn", "_IndicatorColumn": "IndicatorColumn",
@@ -124,13 +128,25 @@ def _renames():
     for name, now in TF1_COLUMN_CLASSES.items():
         renames["tf.python.feature_column.feature_column." + name] = "common.tf1.feature_column." + now
     renames["tf.contrib.training.HParams"] = "common.tf1.hparams.HParams"
+    for name in ("Experiment", "RunConfig"):
+        renames["tf.contrib.learn." + name] = "common.tf1.learn." + name
+    for module in ("tf.contrib.learn.learn_runner.", "tf.contrib.learn.python.learn.learn_runner."):
+        renames[module + "run"] = "common.tf1.learn.run"
+    for module in ("tf.contrib.learn.datasets.base.", "tf.contrib.learn.python.learn.datasets.base."):
+        renames[module + "maybe_download"] = "common.tf1.learn.maybe_download"
     renames["tf.contrib.predictor.from_saved_model"] = "common.tf1.predictor.from_saved_model"
     for prefix in ("tf.nn.rnn_cell.", "tf.compat.v1.nn.rnn_cell.", "tf.contrib.rnn."):
         for name in RNN_CELL_NAMES:
             renames[prefix + name] = "common.tf1.rnn_cell." + name
     for name in ("static_rnn", "static_bidirectional_rnn"):
         renames["tf.contrib.rnn." + name] = "tf.compat.v1.nn." + name
-    renames["tf.contrib.data.map_and_batch"] = "tf.data.experimental.map_and_batch"
+    for name in CONTRIB_DATA_CORE:
+        renames["tf.contrib.data." + name] = "tf.data." + name
+    for name in CONTRIB_DATA_EXPERIMENTAL:
+        renames["tf.contrib.data." + name] = "tf.data.experimental." + name
+    renames["tf.contrib.data.Iterator"] = "tf.compat.v1.data.Iterator"
+    for name in ("batch_and_drop_remainder", "padded_batch_and_drop_remainder"):
+        renames["tf.contrib.data." + name] = "common.tf1.contrib." + name
     renames["tf.contrib.cluster_resolver.TPUClusterResolver"] = "tf.distribute.cluster_resolver.TPUClusterResolver"
     for prefix in ("tf.estimator.tpu.", "tf.compat.v1.estimator.tpu.", "tf.contrib.tpu."):
         for name in ("TPUEstimator", "TPUEstimatorSpec", "CrossShardOptimizer"):

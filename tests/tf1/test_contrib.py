@@ -84,3 +84,28 @@ def test_embed_sequence_looks_ids_up_in_its_tf1_named_table_and_flatten_keeps_th
     np.testing.assert_array_equal(got_flat, got.reshape(2, 6))
     with pytest.raises(ValueError, match="vocab_size and embed_dim must both be given"):
         contrib.embed_sequence(ids, vocab_size=5)
+
+
+def test_contribs_batch_norm_and_fully_connected_make_contribs_variables_and_normalize(tmp_path):
+    x = np.random.RandomState(4).randn(8, 3).astype(np.float32) * 3 + 1
+
+    def model_fn(features, labels, mode):
+        with tf.compat.v1.variable_scope("block"):
+            normed = contrib.batch_norm(features, decay=0.9, scale=True, is_training=mode == common.ModeKeys.TRAIN)
+            logits = contrib.fully_connected(normed, 1, activation_fn=None)
+        if mode == common.ModeKeys.PREDICT:
+            return common.EstimatorSpec(mode, predictions={"normed": normed})
+        loss = tf.reduce_mean(tf.square(logits[:, 0] - labels))
+        return common.EstimatorSpec(mode, loss=loss,
+                                    train_op=tf1_train.GradientDescentOptimizer(0.0).minimize(loss))
+
+    est = common.Estimator(model_fn, str(tmp_path))
+    est.train(lambda: tf.data.Dataset.from_tensors((x, np.zeros(8, np.float32))).repeat(), steps=1)
+    assert sorted(n for n in est.get_variable_names() if n.startswith("block/")) == [
+        "block/BatchNorm/beta", "block/BatchNorm/gamma", "block/BatchNorm/moving_mean",
+        "block/BatchNorm/moving_variance", "block/fully_connected/biases", "block/fully_connected/weights"]
+    # one step moved the moving mean a tenth of the way (decay 0.9) to the batch mean
+    np.testing.assert_allclose(est.get_variable_value("block/BatchNorm/moving_mean"), 0.1 * x.mean(0), rtol=1e-5)
+    predicted = next(est.predict(lambda: tf.data.Dataset.from_tensors(x), yield_single_examples=False))["normed"]
+    mean, variance = 0.1 * x.mean(0), 0.9 + 0.1 * x.var(0)  # inference: the moving statistics (2-D: not fused)
+    np.testing.assert_allclose(predicted, (x - mean) / np.sqrt(variance + 0.001), rtol=1e-4, atol=1e-5)

@@ -35,3 +35,23 @@ def test_a_shapes_dimension_value_is_dropped_and_nothing_else():
                                 "kept = [a.shape[1:].value, d[0].value, x.shape.value, é.shape[0]]"]
     assert [(c.line, c.column) for c in changes] == [(1, 17), (2, 20), (2, 44)]
     assert all("Dimension" in c.message and not c.refused for c in changes)
+
+
+def test_tensorflow_1_3s_map_arguments_become_parallel_calls_and_a_prefetch():
+    source = ("ds = ds.map(self.parser, num_threads=batch_size, output_buffer_size=2 * batch_size)\n"
+              "b = d.map(f, output_buffer_size=8)\n"
+              "c = d.map(f, num_parallel_calls=4)\n")
+    new, changes = _rewritten(source)
+    assert new.splitlines() == ["ds = ds.map(self.parser, num_parallel_calls=batch_size).prefetch(2 * batch_size)",
+                                "b = d.map(f).prefetch(8)", "c = d.map(f, num_parallel_calls=4)"]
+    assert [c.line for c in changes] == [1, 2]
+
+
+def test_imports_of_tensorflows_internal_keras_read_tf_keras():
+    source = ("from tensorflow.python.keras import models\n"
+              "import tensorflow.python.keras.layers as kl\n"
+              "import tensorflow.python.keras\n"
+              "from tensorflow.python.keras_x import y\n")
+    new, _ = _rewritten(source)
+    assert new.splitlines() == ["from tensorflow.keras import models", "import tensorflow.keras.layers as kl",
+                                "import tensorflow.python.keras", "from tensorflow.python.keras_x import y"]

@@ -467,3 +467,26 @@ def test_tf1_contribs_pieces_with_a_home_recurrent_cells_and_private_column_clas
                      "import common.tf1.rnn_cell", "import common.tf1.hparams"):
         assert expected in new, expected
     assert any("not tensorflow.python.keras" in c.message for c in changes)
+
+
+def test_contrib_learn_and_data_map_onto_their_tf_2_homes():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        from tensorflow.contrib.learn.python.learn import learn_runner
+
+
+        def experiment_fn(run_config, hparams):
+            dataset = tf.contrib.data.TFRecordDataset(["a"]).prefetch(tf.contrib.data.AUTOTUNE)
+            dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(4))
+            net = tf.contrib.layers.batch_norm(dataset, is_training=True)
+            return tf.contrib.learn.Experiment(None, None, None)
+
+
+        learn_runner.run(experiment_fn, run_config=tf.contrib.learn.RunConfig(model_dir="m"), hparams=None)
+        ''')
+    assert not [c for c in changes if c.refused]
+    for expected in ('tf.data.TFRecordDataset(["a"]).prefetch(tf.data.experimental.AUTOTUNE)',
+                     "common.tf1.contrib.batch_and_drop_remainder(4)", "common.tf1.contrib.batch_norm(dataset",
+                     "common.tf1.learn.Experiment(None", "common.tf1.learn.run(experiment_fn",
+                     'common.tf1.learn.RunConfig(model_dir="m")'):
+        assert expected in new, expected

@@ -1,0 +1,156 @@
+"""tf.contrib.learn's run surface for tf.estimator programs: Experiment, learn_runner.run, RunConfig, maybe_download.
+
+Before train_and_evaluate (TensorFlow 1.4), tf.estimator programs ran
+through tf.contrib.learn: an experiment_fn(run_config, hparams) built an
+Estimator and an `Experiment` around it, and `learn_runner.run` called the
+schedule the task's role asked for ("train_and_evaluate" on one host). The
+official CIFAR-10 estimator example ran so. Here the Experiment holds the
+same pieces and runs them on this project's Estimator: `train` and
+`evaluate` call it, `train_and_evaluate` trains to train_steps and then
+evaluates eval_steps batches (returning (metrics, export results) as
+Experiment did), `test` trains and evaluates one step each.
+"""
+
+import inspect
+import os
+import urllib.request
+
+from absl import logging
+
+from common.estimator.run_config import RunConfig as _RunConfig
+from common.training import evaluator, train_eval
+
+_IGNORED_RUN_CONFIG = ("num_cores", "log_device_placement", "gpu_memory_fraction", "master", "evaluation_master",
+                       "protocol")
+
+
+def RunConfig(master=None, num_cores=0, log_device_placement=False, gpu_memory_fraction=1, tf_random_seed=None,  # noqa: N802
+              save_summary_steps=100, save_checkpoints_secs=None, save_checkpoints_steps=None, keep_checkpoint_max=5,
+              keep_checkpoint_every_n_hours=10000, log_step_count_steps=100, protocol=None, evaluation_master="",
+              model_dir=None, session_config=None):
+    """contrib.learn's RunConfig as this project's: the checkpoint, summary and seed settings carried over;
+    the session's devices and threads (num_cores, gpu_memory_fraction, log_device_placement, master) are
+    common.runtime.configure's and are ignored with a warning when given. contrib saved a checkpoint every
+    600 seconds unless told otherwise, as here."""
+    given = {"master": master, "num_cores": num_cores, "log_device_placement": log_device_placement,
+             "gpu_memory_fraction": gpu_memory_fraction != 1 and gpu_memory_fraction, "protocol": protocol,
+             "evaluation_master": evaluation_master}
+    ignored = [name for name in _IGNORED_RUN_CONFIG if given[name]]
+    if ignored:
+        logging.warning("contrib.learn.RunConfig: %s ignored (threads and devices are set by "
+                        "common.runtime.configure)", ", ".join(ignored))
+    checkpoints = {"save_checkpoints_steps": save_checkpoints_steps} if save_checkpoints_steps is not None else \
+        {"save_checkpoints_secs": save_checkpoints_secs if save_checkpoints_secs is not None else 600}
+    return _RunConfig(model_dir=model_dir, tf_random_seed=tf_random_seed, save_summary_steps=save_summary_steps,
+                      keep_checkpoint_max=keep_checkpoint_max,
+                      keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
+                      log_step_count_steps=log_step_count_steps, session_config=session_config, **checkpoints)
+
+
+class Experiment:
+    """contrib.learn's Experiment over this project's Estimator (see the module)."""
+
+    def __init__(self, estimator, train_input_fn, eval_input_fn, eval_metrics=None, train_steps=None, eval_steps=100,
+                 train_monitors=None, eval_hooks=None, local_eval_frequency=None, eval_delay_secs=120,
+                 continuous_eval_throttle_secs=60, min_eval_frequency=None, delay_workers_by_global_step=False,
+                 export_strategies=None, train_steps_per_iteration=None, checkpoint_and_export=False,
+                 saving_listeners=None, check_interval_secs=5):
+        del local_eval_frequency, delay_workers_by_global_step, train_steps_per_iteration, check_interval_secs
+        if eval_metrics is not None:
+            raise ValueError("Experiment: eval_metrics must be None with a tf.estimator Estimator (as contrib "
+                             "said); return the metrics in EstimatorSpec(eval_metric_ops=...)")
+        if export_strategies or checkpoint_and_export or saving_listeners:
+            raise NotImplementedError("Experiment: export_strategies, checkpoint_and_export and saving_listeners "
+                                      "are not supported; use common.train_and_evaluate with EvalSpec(exporters=...)")
+        self.estimator = estimator
+        self.train_input_fn, self.eval_input_fn = train_input_fn, eval_input_fn
+        self.train_steps, self.eval_steps = train_steps, eval_steps
+        self.train_hooks = list(train_monitors or [])
+        self.eval_hooks = list(eval_hooks or [])
+        self.eval_delay_secs = eval_delay_secs
+        self.continuous_eval_throttle_secs = continuous_eval_throttle_secs
+        self.min_eval_frequency = min_eval_frequency
+
+    def extend_train_hooks(self, additional_hooks):
+        self.train_hooks.extend(additional_hooks)
+
+    def reset_export_strategies(self, new_export_strategies=None):
+        if new_export_strategies:
+            raise NotImplementedError("Experiment: export strategies are not supported; use EvalSpec(exporters=...)")
+        return []
+
+    def train(self, delay_secs=None):
+        del delay_secs  # a worker's start delay: one host trains at once
+        return self.estimator.train(self.train_input_fn, max_steps=self.train_steps, hooks=self.train_hooks)
+
+    def evaluate(self, delay_secs=None, name=None):
+        del delay_secs
+        return self.estimator.evaluate(self.eval_input_fn, steps=self.eval_steps, hooks=self.eval_hooks, name=name)
+
+    def train_and_evaluate(self):
+        """Trains to train_steps, then evaluates; (metrics, export results) as contrib returned them."""
+        return train_eval.train_and_evaluate(
+            self.estimator, train_eval.TrainSpec(self.train_input_fn, self.train_steps, self.train_hooks),
+            train_eval.EvalSpec(self.eval_input_fn, self.eval_steps, hooks=self.eval_hooks,
+                                throttle_secs=self.continuous_eval_throttle_secs))
+
+    def continuous_eval(self):
+        """The evaluator's schedule: each new checkpoint evaluated until training ends."""
+        return evaluator.run_evaluator(
+            self.estimator, train_eval.TrainSpec(self.train_input_fn, self.train_steps),
+            train_eval.EvalSpec(self.eval_input_fn, self.eval_steps, hooks=self.eval_hooks,
+                                throttle_secs=self.continuous_eval_throttle_secs))
+
+    def test(self):
+        """One training step and one evaluation step, as contrib's smoke test ran them."""
+        self.estimator.train(self.train_input_fn, steps=1, hooks=self.train_hooks)
+        return self.estimator.evaluate(self.eval_input_fn, steps=1, hooks=self.eval_hooks)
+
+
+def _default_schedule(run_config):
+    task_type = getattr(run_config, "task_type", None)
+    if task_type == "evaluator":
+        return "continuous_eval"
+    if task_type == "ps" or (run_config is not None and run_config.num_ps_replicas):
+        raise NotImplementedError("learn_runner.run: parameter-server training (a 'ps' task in TF_CONFIG) is "
+                                  "not supported; give TF_CONFIG chief/worker tasks for synchronous training")
+    return "train_and_evaluate"
+
+
+def run(experiment_fn, output_dir=None, schedule=None, run_config=None, hparams=None):
+    """learn_runner.run: builds the experiment (experiment_fn(run_config, hparams), or experiment_fn(output_dir)
+    in the older form) and runs its schedule (by default the task's: train_and_evaluate on one host)."""
+    if run_config is not None:
+        if output_dir is not None:
+            raise ValueError("learn_runner.run: give output_dir or run_config, not both")
+        experiment = experiment_fn(run_config, hparams)
+    else:
+        if output_dir is None:
+            raise ValueError("learn_runner.run: give output_dir (experiment_fn(output_dir)) or run_config")
+        experiment = experiment_fn(output_dir)
+    if not isinstance(experiment, Experiment):
+        raise TypeError(f"learn_runner.run: experiment_fn returned a {type(experiment).__name__}, not an Experiment")
+    schedule = schedule or _default_schedule(run_config)
+    method = getattr(experiment, schedule, None)
+    if method is None or schedule.startswith("_") or not inspect.ismethod(method):
+        raise ValueError(f"learn_runner.run: schedule {schedule!r} is not one of the Experiment's: train, evaluate, "
+                         "train_and_evaluate, continuous_eval, test")
+    logging.info("Running the experiment's %s schedule", schedule)
+    return method()
+
+
+def maybe_download(filename, work_directory, source_url):
+    """work_directory/filename, downloaded from source_url only when it is not there already."""
+    path = os.path.join(work_directory, filename)
+    if os.path.exists(path):
+        return path
+    os.makedirs(work_directory, exist_ok=True)
+    logging.info("Downloading %s to %s", source_url, path)
+    temp = path + ".part"
+    try:
+        urllib.request.urlretrieve(source_url, temp)
+    except OSError as error:
+        raise OSError(f"maybe_download: {filename} is not in {work_directory} and {source_url} could not be "
+                      f"fetched ({error}); put the file there") from error
+    os.replace(temp, path)
+    return path

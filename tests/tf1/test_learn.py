@@ -1,0 +1,85 @@
+"""tf.contrib.learn's Experiment, learn_runner.run, RunConfig and maybe_download on this project's Estimator."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import common
+from common.tf1 import learn
+from common.tf1 import train as tf1_train
+from common.tf1.hparams import HParams
+
+X = np.arange(8, dtype=np.float32).reshape(8, 1) / 8
+Y = 3 * X
+
+
+def model_fn(features, labels, mode, params):
+    weight = tf.compat.v1.get_variable("w", [1, 1], initializer=tf.compat.v1.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(tf.matmul(features, weight) - labels))
+    return common.EstimatorSpec(mode, loss=loss, eval_metric_ops={"w": common.tf1.metrics.mean(weight)},
+                                train_op=tf1_train.GradientDescentOptimizer(params.rate).minimize(loss))
+
+
+def train_input():
+    return tf.data.Dataset.from_tensor_slices((X, Y)).repeat().batch(4)
+
+
+def eval_input():
+    return tf.data.Dataset.from_tensor_slices((X, Y)).batch(4)
+
+
+class CountingHook(common.tf1.session_run_hook.SessionRunHook):
+    def __init__(self):
+        self.runs = 0
+
+    def after_run(self, run_context, run_values):
+        self.runs += 1
+
+
+def test_learn_runner_runs_the_experiments_train_and_evaluate_as_the_official_example_did(tmp_path):
+    hook = CountingHook()
+
+    def experiment_fn(run_config, hparams):
+        estimator = common.Estimator(model_fn, config=run_config, params=hparams)
+        experiment = learn.Experiment(estimator, train_input, eval_input, train_steps=5, eval_steps=1)
+        experiment.extend_train_hooks([hook])
+        return experiment
+
+    config = learn.RunConfig(model_dir=str(tmp_path), session_config=None, save_checkpoints_steps=2)
+    metrics, exports = learn.run(experiment_fn, run_config=config, hparams=HParams(rate=0.5))
+    assert metrics["global_step"] == 5 and exports == []
+    assert hook.runs == 5
+    assert metrics["w"] > 0  # trained towards 3
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-5")
+    assert learn.run(experiment_fn, run_config=config, hparams=HParams(rate=0.5), schedule="test")["global_step"] == 6
+    with pytest.raises(ValueError, match="schedule 'fly' is not one of the Experiment's"):
+        learn.run(experiment_fn, run_config=config, hparams=HParams(rate=0.5), schedule="fly")
+
+
+def test_what_contrib_learn_did_that_has_no_counterpart_is_refused_by_name(tmp_path, monkeypatch):
+    estimator = common.Estimator(model_fn, str(tmp_path), params=HParams(rate=0.1))
+    with pytest.raises(ValueError, match="eval_metrics must be None with a tf.estimator Estimator"):
+        learn.Experiment(estimator, train_input, eval_input, eval_metrics={"a": None})
+    with pytest.raises(NotImplementedError, match="export_strategies, checkpoint_and_export and saving_listeners"):
+        learn.Experiment(estimator, train_input, eval_input, export_strategies=[object()])
+    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"chief": ["h:1"], "ps": ["h:2"]}, "task": {"type": "ps", '
+                                    '"index": 0}}')
+    with pytest.raises(NotImplementedError, match="parameter-server training"):
+        learn.run(lambda config, hparams: learn.Experiment(estimator, train_input, eval_input),
+                  run_config=learn.RunConfig(model_dir=str(tmp_path)))
+
+
+def test_contribs_run_config_keeps_its_settings_and_defaults():
+    config = learn.RunConfig(model_dir="/tmp/x", tf_random_seed=3, keep_checkpoint_max=2, num_cores=4)
+    assert (config.model_dir, config.tf_random_seed, config.keep_checkpoint_max) == ("/tmp/x", 3, 2)
+    assert (config.save_checkpoints_secs, config.save_checkpoints_steps) == (600, None)
+    assert learn.RunConfig(save_checkpoints_steps=7).save_checkpoints_secs is None
+
+
+def test_maybe_download_takes_a_local_file_and_names_what_it_could_not_fetch(tmp_path):
+    (tmp_path / "data.bin").write_bytes(b"local")
+    assert learn.maybe_download("data.bin", str(tmp_path), "http://unused.invalid/data.bin") == \
+        str(tmp_path / "data.bin")
+    with pytest.raises(OSError, match="missing.bin is not in .* could not be fetched"):
+        learn.maybe_download("missing.bin", str(tmp_path), (tmp_path / "nowhere" / "missing.bin").as_uri())
+    assert not (tmp_path / "missing.bin.part").exists()
