@@ -18,11 +18,19 @@ def blobs(num_examples, dim=4, classes=3, seed=0):
     return features, labels
 
 
+class SharedLog(list):
+    """A list a test hands model_fn in params to see what it was called with: the Estimator deep-copies its
+    params, as tf.estimator did, and this list stays the test's own."""
+
+    def __deepcopy__(self, memo):
+        return self
+
+
 def classifier_fn(features, labels, mode, params):
     """Dense classifier; params choose hidden units, batch norm, dropout, optimizer,
     and a learning_rate_schedule of the global step.
 
-    params["trace_log"], when given, collects (mode, loss device) per traced call.
+    params["trace_log"], when given (a SharedLog), collects (mode, loss device) per traced call.
     """
     def build():
         layers = []

@@ -29,7 +29,7 @@ def test_towers_step_equals_one_tower_step(tmp_path, num_towers, strategy):
 
 
 def test_each_tower_runs_on_its_device(tmp_path):
-    log = []
+    log = models.SharedLog()
     est = common.Estimator(models.classifier_fn, str(tmp_path), params={"hidden": 8, "trace_log": log},
                            config=common.RunConfig(device_plan=models.plan(4)))
     est.train(models.one_batch(FEATURES, LABELS), steps=1)

@@ -45,7 +45,7 @@ def model_fn(features, labels, mode, params):
 
 @pytest.mark.parametrize("towers", [1, 2])
 def test_use_tpu_false_trains_evaluates_and_predicts_with_the_batch_size_of_each_mode(tmp_path, towers):
-    seen, scaffolds = [], []
+    seen, scaffolds = models.SharedLog(), models.SharedLog()
     config = run_config.RunConfig(model_dir=str(tmp_path), device_plan=models.plan(towers),
                                   tpu_config=run_config.TPUConfig(iterations_per_loop=10))
     est = tpu.TPUEstimator(model_fn, config=config, params={"seen": seen, "scaffold_made": scaffolds},
