@@ -217,7 +217,7 @@ def check_compatible(path, variables, required):
     saved = variable_shapes(path)
     missing, reshaped = missing_and_reshaped(saved, variables, required)
     reshaped = [f"{n} (checkpoint {saved[n]}, model {variables[n].shape.as_list()})" for n in reshaped]
-    optimizer_state = optimizer_state_names(path)
+    optimizer_state = optimizer_state_names(path) or tf_estimator_optimizer_state(saved, variables)
     extra = [n for n in saved if n not in variables and not n.startswith(OPTIMIZER_PREFIX)
              and n != GLOBAL_STEP and n not in optimizer_state and n not in TF_ESTIMATOR_BOOKKEEPING]
     if missing or extra or reshaped:
@@ -233,6 +233,25 @@ def check_compatible(path, variables, required):
             + "; ".join(parts)
             + ". Use another model_dir, or remove it to start over."
         )
+
+
+_TF1_NON_SLOT = re.compile(r"^beta[12]_power(_\d+)?$")  # TF1 Adam's accumulators, beside the slots
+KERAS2_OPTIMIZER_SCOPE = "training/"  # where tf.estimator 2.x's premade estimators saved their Keras 2 optimizer
+
+
+def tf_estimator_optimizer_state(saved, variables):
+    """The names of a checkpoint tf.estimator wrote (it records no OPTIMIZER_STATE) that are optimizer state:
+    a TF1 optimizer's slots ("<variable>/Momentum", "<variable>/Adam_1") and accumulators ("beta1_power"), and
+    a Keras 2 optimizer's state under "training/" (the premade estimators'); the model's own names excepted."""
+    model = {name for name in variables if name != GLOBAL_STEP}
+    found = set()
+    for name in saved:
+        if name in variables:
+            continue
+        parent = name.rsplit("/", 1)[0]
+        if parent in model or name.startswith(KERAS2_OPTIMIZER_SCOPE) or _TF1_NON_SLOT.match(name):
+            found.add(name)
+    return found
 
 
 def restore(path, variables, names):

@@ -43,12 +43,27 @@ class Task:
     skip: str = ""
 
 
-def upgrade_file(task, in_tree):
+def tf1_files(tasks):
+    """The Python files of the tree written against TF1's API: one makes the whole program TF1's (its premade
+    estimators TF1's, summing the loss), as a TF1 program split over a package was TF1's in every file."""
+    found = []
+    for task in tasks:
+        if not task.upgrade or task.skip:
+            continue
+        try:
+            if upgrade_rules.is_tf1_source(files.read_source(task.source).text):
+                found.append(task.source)
+        except (files.FileProblem, SyntaxError, ValueError, upgrade_rules.tokenize.TokenError):
+            continue  # (reported when the file itself is upgraded)
+    return found
+
+
+def upgrade_file(task, in_tree, tf1_tree=False):
     """(report lines, refused constructs, whether the file failed) for one Python file."""
     try:
         source = files.read_source(task.source)
         try:
-            new_text, changes = upgrade_rules.upgrade_source(source.text)
+            new_text, changes = upgrade_rules.upgrade_source(source.text, tf1_tree)
         except (SyntaxError, ValueError, upgrade_rules.tokenize.TokenError) as error:
             why = error if isinstance(error, upgrade_rules.NotRewritable) else f"not valid Python ({error})"
             kept = ""
@@ -124,12 +139,16 @@ def main(argv):
     tasks, in_tree = _tasks()
     _check_report_path(FLAGS.reportfile, tasks)
     report, refused, upgraded, failed = [], 0, 0, 0
+    deciding = tf1_files(tasks) if in_tree else []
+    if deciding:
+        report.append(f"The tree is a TF1 program (its TF1 names, in {', '.join(deciding)}): every file's "
+                      "tf.estimator names are read as TF1's")
     for task in tasks:
         if task.skip:
             report.append(f"ERROR: {task.source}: {task.skip}: skipped")
             failed += 1
         elif task.upgrade:
-            lines, file_refused, file_failed = upgrade_file(task, in_tree)
+            lines, file_refused, file_failed = upgrade_file(task, in_tree, bool(deciding))
             report.extend(lines)
             refused += file_refused
             failed += file_failed
@@ -140,7 +159,7 @@ def main(argv):
             except files.FileProblem as problem:
                 report.append(f"ERROR: {problem}: not copied")
                 failed += 1
-    changes = len(report) - refused - failed
+    changes = len(report) - refused - failed - bool(deciding)
     report.append(f"Upgraded {upgraded} file(s): {changes} change(s), {refused} construct(s) left for you to "
                   f"convert (marked ERROR)" + (f"; {failed} file(s) not upgraded or copied (marked ERROR)."
                                                if failed else "."))

@@ -199,15 +199,34 @@ def _rewrite_name(tokens, first, last, name, tensorflow_aliases, tf1_program):
     return [], [], canonical
 
 
-def upgrade_source(source):
-    """(new source, [Change]) for one Python source text (SyntaxError or ValueError if it is not Python)."""
+def _tensorflow_names(source, tree, lines, tokens, tensorflow_aliases):
+    """(name, first token, last token) of each dotted name the rules read: not on an import line, not a
+    local name that shadows a TensorFlow alias."""
+    import_lines = aliases.import_lines(tree)
+    shadowed = {positions.position(lines, *use) for use in scopes.shadowed_uses(
+        tree, set(tensorflow_aliases), aliases.tensorflow_imports(tree))}
+    return [(name, first, last) for name, first, last in _dotted_names(tokens)
+            if tokens[first].start[0] not in import_lines and tokens[first].start not in shadowed]
+
+
+def is_tf1_source(source):
+    """Whether one Python source text was written against TF1's API (see _is_tf1_program)."""
+    tree = ast.parse(source)
+    tensorflow_aliases = aliases.tensorflow_aliases(tree)
+    names = _tensorflow_names(source, tree, positions.source_lines(source), positions.tokens_of(source),
+                              tensorflow_aliases)
+    return _is_tf1_program([name for name, _, _ in names], tensorflow_aliases)
+
+
+def upgrade_source(source, tf1_tree=False):
+    """(new source, [Change]) for one Python source text (SyntaxError or ValueError if it is not Python).
+    tf1_tree: the file belongs to a program another file of which is TF1's (the names then mean TF1's)."""
     tree = ast.parse(source)
     if LONE_CR.search(source):
         raise NotRewritable("it ends lines with a lone CR (classic Mac OS), which the upgrade does not rewrite: "
                          "convert it to LF or CRLF first")
     lines = positions.source_lines(source)
     tensorflow_aliases = aliases.tensorflow_aliases(tree)
-    import_lines = aliases.import_lines(tree)
     tokens = positions.tokens_of(source)
     edits, changes = idioms.rewrites(tree, lines)  # edits: (start (row, col), end (row, col), text)
     for statement in aliases.gone_imports(tree, lines):
@@ -215,11 +234,8 @@ def upgrade_source(source):
         changes.append(Change(statement.start[0], statement.start[1], "removed the import of tensorflow.contrib "
                               "or tf.estimator's module (TensorFlow 2.21 has neither): its names are rewritten "
                               "below, or reported as ERROR"))
-    shadowed = {positions.position(lines, *use) for use in scopes.shadowed_uses(
-        tree, set(tensorflow_aliases), aliases.tensorflow_imports(tree))}
-    names = [(name, first, last) for name, first, last in _dotted_names(tokens)
-             if tokens[first].start[0] not in import_lines and tokens[first].start not in shadowed]
-    tf1_program = _is_tf1_program([name for name, _, _ in names], tensorflow_aliases)
+    names = _tensorflow_names(source, tree, lines, tokens, tensorflow_aliases)
+    tf1_program = tf1_tree or _is_tf1_program([name for name, _, _ in names], tensorflow_aliases)
     for statement in aliases.estimator_imports(tree, lines):
         edit, change = _estimator_import(statement, tf1_program)
         edits.extend([edit] if edit else [])

@@ -129,3 +129,18 @@ def test_an_in_place_upgrade_on_a_full_disk_leaves_the_input_whole(small_disk):
     assert f"ERROR: {program}: cannot be written (No space left on device); nothing there changed" in result.stdout
     assert program.read_text() == source
     assert sorted(os.listdir(small_disk)) == ["filler", "p.py"]
+
+
+def test_one_tf1_file_makes_a_trees_premade_estimators_tf1s_in_every_file_and_the_report_says_which(tmp_path):
+    tree = tmp_path / "old"
+    (tree / "trainer").mkdir(parents=True)
+    (tree / "trainer" / "task.py").write_text("import tensorflow as tf\ntf.logging.set_verbosity(tf.logging.INFO)\n")
+    (tree / "trainer" / "model.py").write_text("import tensorflow as tf\n\n\ndef build(columns):\n"
+                                               "    return tf.estimator.DNNClassifier([4], columns)\n")
+    result = _upgrade(f"--intree={tree}", f"--outtree={tmp_path / 'new'}", "--reportfile=")
+    assert result.returncode == 0, result.stderr
+    assert "common.canned.v1.DNNClassifier([4], columns)" in (tmp_path / "new" / "trainer" / "model.py").read_text()
+    assert f"The tree is a TF1 program (its TF1 names, in {tree / 'trainer' / 'task.py'})" in result.stdout
+    alone = _upgrade(f"--infile={tree / 'trainer' / 'model.py'}", f"--outfile={tmp_path / 'alone.py'}",
+                     "--reportfile=")
+    assert alone.returncode == 0 and "common.canned.DNNClassifier(" in (tmp_path / "alone.py").read_text()
