@@ -31,7 +31,7 @@ import sys
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 
 from common import hooks  # noqa: E402
-from common.devices.runtime import set_verbosity  # noqa: E402
+from common.devices.runtime import log_tensorflow_lines_once, set_verbosity  # noqa: E402
 from common.estimator.clipping import clip_gradients_by_norm  # noqa: E402
 from common.estimator.estimator import Estimator  # noqa: E402
 from common.estimator.extenders import add_metrics  # noqa: E402
@@ -49,6 +49,8 @@ from common.state.warm_start import WarmStartSettings  # noqa: E402
 from common.training import early_stopping  # noqa: E402
 from common.training.train_eval import EvalSpec, TrainSpec, train_and_evaluate  # noqa: E402
 from common.variables.registry import VariableCreationError, get_global_step, get_module, get_optimizer  # noqa: E402
+
+log_tensorflow_lines_once()
 
 # `python -m common.upgrade` writes `import common.early_stopping` (tf.estimator.experimental's hooks): the
 # module lives in common.training, and this name keeps upgraded programs importing it.

@@ -84,3 +84,32 @@ def set_verbosity(level):
         level = named
     tf.compat.v1.logging.set_verbosity(level)
     absl_logging.set_verbosity(absl_logging.converter.standard_to_absl(level))
+
+
+def log_tensorflow_lines_once():
+    """TensorFlow's logger prints through its own handler when it was made before any root handler (the
+    case in a plain script); once absl's handler joins the root logger, each of its lines then printed
+    twice. Its lines stay with its own handler (TF1's "INFO:tensorflow:..." lines), printed once."""
+    logger = tf.get_logger()
+    if logger.handlers:
+        logger.propagate = False
+
+
+def apply_session_config(session_config):
+    """What a TF1 ConfigProto (RunConfig(session_config=...)) asks that TF 2 can still set: thread counts
+    (while TensorFlow's runtime has not started), device-placement logging and soft placement; returns the
+    settings it could not apply, for the caller to name."""
+    not_applied = []
+    for field, setter in (("intra_op_parallelism_threads", tf.config.threading.set_intra_op_parallelism_threads),
+                          ("inter_op_parallelism_threads", tf.config.threading.set_inter_op_parallelism_threads)):
+        value = getattr(session_config, field, 0)
+        if value:
+            try:
+                setter(value)
+            except RuntimeError:  # the runtime has started: threads are fixed
+                not_applied.append(f"{field}={value}")
+    if getattr(session_config, "log_device_placement", False):
+        tf.debugging.set_log_device_placement(True)
+    if getattr(session_config, "allow_soft_placement", False):
+        tf.config.set_soft_device_placement(True)
+    return not_applied

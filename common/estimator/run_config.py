@@ -13,7 +13,7 @@ from typing import Optional
 import tensorflow as tf
 from absl import logging
 
-from common.devices import hosts, strategies
+from common.devices import hosts, runtime, strategies
 from common.devices.plan import DevicePlan
 
 
@@ -38,8 +38,9 @@ class RunConfig:
     estimator code gave them; each becomes the device plan and cluster it
     stands for (common.strategies). One plan serves every mode, and, as
     under tf.estimator, input_fn's batch size is then per tower.
-    session_config: accepted from TF1 programs and ignored, with a warning:
-    threads and device-placement logging are common.runtime.configure's.
+    session_config: a TF1 ConfigProto: its thread counts (applied while
+    TensorFlow's runtime has not started; else named in a warning),
+    device-placement logging and soft placement are applied.
     The cluster properties tf.estimator's RunConfig had (task_type, task_id,
     is_chief, num_worker_replicas, num_ps_replicas, master, cluster_spec,
     global_id_in_cluster, ...) are read from TF_CONFIG as it read them.
@@ -71,8 +72,11 @@ class RunConfig:
             logging.info("Towers from the RunConfig strategy: %s; variables on %s",
                          ", ".join(self.device_plan.tower_devices), ", ".join(self.device_plan.variable_devices))
         if self.session_config is not None:
-            logging.warning("RunConfig(session_config=...) is ignored: set threads and device-placement "
-                            "logging with common.runtime.configure(...) before TensorFlow starts")
+            not_applied = runtime.apply_session_config(self.session_config)
+            if not_applied:
+                logging.warning("RunConfig(session_config=...): %s not applied, TensorFlow's runtime has started; "
+                                "set threads with common.runtime.configure(...) before TensorFlow starts",
+                                ", ".join(not_applied))
         if self.save_checkpoints_steps is USE_DEFAULT and self.save_checkpoints_secs is USE_DEFAULT:
             self.save_checkpoints_secs = 600
         for name in ("save_checkpoints_steps", "save_checkpoints_secs"):

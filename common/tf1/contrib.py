@@ -202,3 +202,29 @@ def batch_and_drop_remainder(batch_size):
 def padded_batch_and_drop_remainder(batch_size, padded_shapes, padding_values=None):
     """contrib.data's padded counterpart of batch_and_drop_remainder."""
     return lambda dataset: dataset.padded_batch(batch_size, padded_shapes, padding_values, drop_remainder=True)
+
+
+def byte_size_load_fn(op):
+    """The bytes a variable op's value holds (contrib.training's load function for placing variables)."""
+    if op.type in ("Variable", "VariableV2", "VarHandleOp"):
+        shape, size = tf.TensorShape(op.get_attr("shape")), tf.as_dtype(op.get_attr("dtype")).size
+    else:
+        shape, size = op.outputs[0].shape, op.outputs[0].dtype.size
+    if not shape.is_fully_defined():
+        raise ValueError(f"byte_size_load_fn: op {op.name} has a shape that is not fully defined: {shape}")
+    return shape.num_elements() * size
+
+
+class GreedyLoadBalancingStrategy:
+    """contrib.training's placement: each op to the task that holds the least load so far (load_fn's)."""
+
+    def __init__(self, num_tasks, load_fn):
+        if num_tasks < 1:
+            raise ValueError(f"GreedyLoadBalancingStrategy: num_tasks must be >= 1, got {num_tasks}")
+        self._loads = [0] * num_tasks
+        self._load_fn = load_fn
+
+    def __call__(self, op):
+        task = min(range(len(self._loads)), key=lambda i: (self._loads[i], i))
+        self._loads[task] += self._load_fn(op)
+        return task

@@ -36,6 +36,7 @@ class Iterator:
     def __init__(self, dataset):
         self._dataset = dataset
         self._eager = None
+        self._graph_iterator = None
         iterated = _DATASETS_ITERATED.get()
         if iterated is not None:
             iterated.append(dataset)
@@ -45,10 +46,13 @@ class Iterator:
         return self._dataset.element_spec
 
     def get_next(self, name=None):
-        del name
         element = _MAPPED_ELEMENT.get()
         if element is not _NOT_MAPPING:
             return element
+        if not tf.executing_eagerly():  # input_fn built in a TF1 graph (common.tf1.graph_input): TF1's iterator
+            if self._graph_iterator is None:
+                self._graph_iterator = tf.compat.v1.data.make_one_shot_iterator(self._dataset)
+            return self._graph_iterator.get_next(name)
         if self._eager is None:
             self._eager = iter(self._dataset)
         return next(self._eager)
@@ -96,6 +100,6 @@ def dataset_of(call, what="input_fn"):
             result = call()
         finally:
             _MAPPED_ELEMENT.reset(token)
-        return tuple(result) if isinstance(result, list) else result  # [features, labels], as tf.estimator read it
+        return graph_input.as_tuples(result)  # [features, labels] and per-tower lists, as tf.estimator read them
 
     return source.map(per_element)

@@ -24,9 +24,15 @@ def needs_graph(error):
         "eager execution" in text or "Queues are not supported" in text)
 
 
-def _plain(result):
-    """input_fn's result with a (features, labels) list read as the tuple tf.estimator read it."""
-    return tuple(result) if isinstance(result, list) else result
+def as_tuples(result):
+    """input_fn's result with its lists as tuples: a (features, labels) list read as the pair tf.estimator read,
+    and per-tower lists of tensors (the official CIFAR-10 example's) kept apart, where tf.data would stack a
+    list into one tensor."""
+    if isinstance(result, (list, tuple)) and not hasattr(result, "_fields"):
+        return tuple(as_tuples(item) for item in result)
+    if isinstance(result, dict):
+        return {key: as_tuples(value) for key, value in result.items()}
+    return result
 
 
 def _specs(tensors, what):
@@ -44,7 +50,7 @@ def dataset_in_graph(call, what="input_fn"):
     with its queue runners (see the module)."""
     graph = tf.Graph()
     with graph.as_default():
-        structure = _plain(call())
+        structure = as_tuples(call())
         if isinstance(structure, tf.data.Dataset):
             raise TypeError(f"{what} needs a TF1 graph and returned a Dataset; return its tensors "
                             "(iterator.get_next()) or build the Dataset without graph-only ops")

@@ -17,34 +17,35 @@ import urllib.request
 
 from absl import logging
 
+from common.estimator.run_config import USE_DEFAULT
 from common.estimator.run_config import RunConfig as _RunConfig
 from common.training import evaluator, train_eval
 
-_IGNORED_RUN_CONFIG = ("num_cores", "log_device_placement", "gpu_memory_fraction", "master", "evaluation_master",
-                       "protocol")
 
+class RunConfig(_RunConfig):
+    """contrib.learn's RunConfig: this project's, built from contrib's arguments (a class, as programs
+    subclassed it). The checkpoint, summary and seed settings carry over; the session's devices and
+    threads (num_cores, gpu_memory_fraction, log_device_placement, master) are common.runtime.configure's
+    and are ignored with a warning when given. contrib saved a checkpoint every 600 seconds unless told
+    otherwise, as here."""
 
-def RunConfig(master=None, num_cores=0, log_device_placement=False, gpu_memory_fraction=1, tf_random_seed=None,  # noqa: N802
-              save_summary_steps=100, save_checkpoints_secs=None, save_checkpoints_steps=None, keep_checkpoint_max=5,
-              keep_checkpoint_every_n_hours=10000, log_step_count_steps=100, protocol=None, evaluation_master="",
-              model_dir=None, session_config=None):
-    """contrib.learn's RunConfig as this project's: the checkpoint, summary and seed settings carried over;
-    the session's devices and threads (num_cores, gpu_memory_fraction, log_device_placement, master) are
-    common.runtime.configure's and are ignored with a warning when given. contrib saved a checkpoint every
-    600 seconds unless told otherwise, as here."""
-    given = {"master": master, "num_cores": num_cores, "log_device_placement": log_device_placement,
-             "gpu_memory_fraction": gpu_memory_fraction != 1 and gpu_memory_fraction, "protocol": protocol,
-             "evaluation_master": evaluation_master}
-    ignored = [name for name in _IGNORED_RUN_CONFIG if given[name]]
-    if ignored:
-        logging.warning("contrib.learn.RunConfig: %s ignored (threads and devices are set by "
-                        "common.runtime.configure)", ", ".join(ignored))
-    checkpoints = {"save_checkpoints_steps": save_checkpoints_steps} if save_checkpoints_steps is not None else \
-        {"save_checkpoints_secs": save_checkpoints_secs if save_checkpoints_secs is not None else 600}
-    return _RunConfig(model_dir=model_dir, tf_random_seed=tf_random_seed, save_summary_steps=save_summary_steps,
-                      keep_checkpoint_max=keep_checkpoint_max,
-                      keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
-                      log_step_count_steps=log_step_count_steps, session_config=session_config, **checkpoints)
+    def __init__(self, master=None, num_cores=0, log_device_placement=False, gpu_memory_fraction=1,
+                 tf_random_seed=None, save_summary_steps=100, save_checkpoints_secs=USE_DEFAULT,
+                 save_checkpoints_steps=USE_DEFAULT, keep_checkpoint_max=5, keep_checkpoint_every_n_hours=10000,
+                 log_step_count_steps=100, protocol=None, evaluation_master="", model_dir=None, session_config=None,
+                 **fields):
+        given = {"master": master, "num_cores": num_cores, "log_device_placement": log_device_placement,
+                 "gpu_memory_fraction": gpu_memory_fraction != 1, "protocol": protocol,
+                 "evaluation_master": evaluation_master}
+        ignored = [name for name, value in given.items() if value]
+        if ignored:
+            logging.warning("contrib.learn.RunConfig: %s ignored (threads and devices are set by "
+                            "common.runtime.configure)", ", ".join(ignored))
+        super().__init__(model_dir=model_dir, tf_random_seed=tf_random_seed, save_summary_steps=save_summary_steps,
+                         save_checkpoints_steps=save_checkpoints_steps, save_checkpoints_secs=save_checkpoints_secs,
+                         keep_checkpoint_max=keep_checkpoint_max,
+                         keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
+                         log_step_count_steps=log_step_count_steps, session_config=session_config, **fields)
 
 
 class Experiment:

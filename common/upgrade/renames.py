@@ -128,6 +128,11 @@ def _renames():
     for name, now in TF1_COLUMN_CLASSES.items():
         renames["tf.python.feature_column.feature_column." + name] = "common.tf1.feature_column." + now
     renames["tf.contrib.training.HParams"] = "common.tf1.hparams.HParams"
+    for name in ("GreedyLoadBalancingStrategy", "byte_size_load_fn"):
+        renames["tf.contrib.training." + name] = "common.tf1.contrib." + name
+    for name in ("tf.parallel_stack", "tf.compat.v1.parallel_stack"):  # (the same stack, copied in parallel)
+        renames[name] = "tf.stack"
+    renames["tf.python.framework.device.DeviceSpec"] = "tf.compat.v1.DeviceSpec"  # (TF1's, with merge_from)
     for name in ("Experiment", "RunConfig"):
         renames["tf.contrib.learn." + name] = "common.tf1.learn." + name
     for module in ("tf.contrib.learn.learn_runner.", "tf.contrib.learn.python.learn.learn_runner."):

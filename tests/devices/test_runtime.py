@@ -2,6 +2,10 @@
 the project's log lines."""
 
 import logging
+import os
+import subprocess
+import sys
+import textwrap
 
 import pytest
 import tensorflow as tf
@@ -9,6 +13,7 @@ from absl import logging as absl_logging
 
 from common.devices import runtime
 from common.devices.plan import DevicePlanError
+from tests import ROOT
 
 
 def test_devices_cannot_be_split_after_tensorflow_started():
@@ -39,3 +44,40 @@ def test_set_verbosity_takes_a_levels_name_as_tf1s_logger_did():
     with pytest.raises(ValueError, match="set_verbosity\\('LOUD'\\): not a logging level"):
         runtime.set_verbosity("LOUD")
     runtime.set_verbosity(logging.WARNING)
+
+
+def _python(code):
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="3")
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          timeout=120, env=env, cwd=ROOT)
+
+
+def test_a_tf1_programs_log_lines_print_once_after_the_project_has_logged():
+    result = _python("""\
+        import common
+        import tensorflow as tf
+        from absl import logging
+        common.set_verbosity(tf.compat.v1.logging.INFO)
+        tf.compat.v1.logging.info("before")
+        logging.info("the project's line")
+        tf.compat.v1.logging.info("after")
+        """)
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert lines.count("INFO:tensorflow:before") == 1 and lines.count("INFO:tensorflow:after") == 1
+
+
+def test_a_session_configs_threads_apply_before_tensorflow_starts_and_are_named_after():
+    result = _python("""\
+        import common
+        import tensorflow as tf
+        config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=3, inter_op_parallelism_threads=2)
+        common.RunConfig(session_config=config)
+        print(tf.config.threading.get_intra_op_parallelism_threads(),
+              tf.config.threading.get_inter_op_parallelism_threads())
+        tf.constant(1.0) + 1.0  # the runtime starts
+        common.RunConfig(session_config=tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1))
+        """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["3", "2"]
+    assert "intra_op_parallelism_threads=1 not applied, TensorFlow's runtime has started" in result.stderr

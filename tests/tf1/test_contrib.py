@@ -109,3 +109,14 @@ def test_contribs_batch_norm_and_fully_connected_make_contribs_variables_and_nor
     predicted = next(est.predict(lambda: tf.data.Dataset.from_tensors(x), yield_single_examples=False))["normed"]
     mean, variance = 0.1 * x.mean(0), 0.9 + 0.1 * x.var(0)  # inference: the moving statistics (2-D: not fused)
     np.testing.assert_allclose(predicted, (x - mean) / np.sqrt(variance + 0.001), rtol=1e-4, atol=1e-5)
+
+
+def test_greedy_load_balancing_places_each_variable_on_the_least_loaded_task():
+    with tf.Graph().as_default():
+        ops = [tf.compat.v1.get_variable(name, shape).op for name, shape in
+               (("big", [100, 10]), ("small", [10]), ("mid", [50]), ("tiny", [2]))]
+        strategy = contrib.GreedyLoadBalancingStrategy(2, contrib.byte_size_load_fn)
+        assert [strategy(op) for op in ops] == [0, 1, 1, 1]  # 4000 bytes on task 0; 40, 200, 8 on task 1
+        assert contrib.byte_size_load_fn(ops[0]) == 4000
+    with pytest.raises(ValueError, match="num_tasks must be >= 1"):
+        contrib.GreedyLoadBalancingStrategy(0, contrib.byte_size_load_fn)

@@ -104,3 +104,45 @@ def test_what_is_neither_a_dataset_nor_tensors_is_refused_by_name(tmp_path):
 def test_outside_an_estimator_the_iterator_iterates():
     iterator = tf1_data.make_one_shot_iterator(tf.data.Dataset.range(3))
     assert [int(iterator.get_next()) for _ in range(3)] == [0, 1, 2]
+
+
+def _per_tower_input_fn(stack):
+    """The official CIFAR-10 example's input_fn: a batch unstacked and dealt over two towers, each tower's
+    examples stacked again, returned as per-tower lists of feature and label tensors."""
+    def input_fn():
+        rows = np.arange(8 * 3, dtype=np.float32).reshape(8, 3)
+        dataset = tf.data.Dataset.from_tensor_slices((rows, np.arange(8, dtype=np.int64))).repeat().batch(8)
+        images, labels = tf1_data.make_one_shot_iterator(dataset).get_next()
+        images, labels = tf.unstack(images, num=8, axis=0), tf.unstack(labels, num=8, axis=0)
+        feature_shards, label_shards = [[], []], [[], []]
+        for i in range(8):
+            feature_shards[i % 2].append(images[i])
+            label_shards[i % 2].append(labels[i])
+        return [stack(x) for x in feature_shards], [stack(x) for x in label_shards]
+    return input_fn
+
+
+@pytest.mark.parametrize("stack", [tf.parallel_stack, tf.stack], ids=["parallel_stack", "stack"])
+def test_per_tower_lists_reach_model_fn_as_lists_of_tensors_on_the_programs_own_towers(tmp_path, stack):
+    seen = []
+
+    def model_fn(features, labels, mode):
+        seen.append((len(features), len(labels), [tuple(f.shape) for f in features]))
+        weight = tf.compat.v1.get_variable("w", [3, 1], initializer=tf.compat.v1.zeros_initializer())
+        losses = []
+        for i, (tower_x, tower_y) in enumerate(zip(features, labels)):
+            with tf.device(f"/cpu:{i}"):  # the program's own towers, as the example placed them on its GPUs
+                predicted = tf.matmul(tower_x, weight)[:, 0]
+                losses.append(tf.reduce_mean(tf.square(predicted - tf.cast(tower_y, tf.float32))))
+        loss = tf.add_n(losses) / len(losses)
+        labels_seen = tf.concat(labels, axis=0)  # what the example's metrics read
+        return common.EstimatorSpec(mode, loss=loss, eval_metric_ops={
+            "label_sum": common.tf1.metrics.mean(tf.reduce_sum(labels_seen))},
+            train_op=tf1_train.GradientDescentOptimizer(0.001).minimize(loss))
+
+    est = common.Estimator(model_fn, str(tmp_path))  # one tower here: the program splits the batch itself
+    result = est.evaluate(_per_tower_input_fn(stack), steps=2)
+    assert seen[0] == (2, 2, [(None, 3), (None, 3)]) or seen[0] == (2, 2, [(4, 3), (4, 3)]), seen[0]
+    assert result["label_sum"] == 28  # every example of the batch, once: 0 + 1 + ... + 7
+    est.train(_per_tower_input_fn(stack), steps=2)
+    assert est.get_variable_value("global_step") == 2

@@ -83,3 +83,17 @@ def test_maybe_download_takes_a_local_file_and_names_what_it_could_not_fetch(tmp
     with pytest.raises(OSError, match="missing.bin is not in .* could not be fetched"):
         learn.maybe_download("missing.bin", str(tmp_path), (tmp_path / "nowhere" / "missing.bin").as_uri())
     assert not (tmp_path / "missing.bin.part").exists()
+
+
+def test_contribs_run_config_is_a_class_programs_subclass_and_replace_keeps_the_subclass(tmp_path):
+    class RunConfig(learn.RunConfig):  # the official CIFAR-10 example's own subclass
+        def uid(self, whitelist=None):
+            return "uid"
+
+    config = RunConfig(model_dir=str(tmp_path), save_checkpoints_steps=3)
+    replaced = config.replace(keep_checkpoint_max=1)
+    assert isinstance(replaced, RunConfig) and replaced.uid() == "uid"
+    assert (replaced.model_dir, replaced.save_checkpoints_steps, replaced.keep_checkpoint_max) == (str(tmp_path), 3, 1)
+    est = common.Estimator(model_fn, config=config, params=HParams(rate=0.1))
+    est.train(train_input, steps=1)
+    assert est.config.uid() == "uid"

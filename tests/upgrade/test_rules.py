@@ -490,3 +490,22 @@ def test_contrib_learn_and_data_map_onto_their_tf_2_homes():
                      "common.tf1.learn.Experiment(None", "common.tf1.learn.run(experiment_fn",
                      'common.tf1.learn.RunConfig(model_dir="m")'):
         assert expected in new, expected
+
+
+def test_the_official_examples_device_setter_and_tower_stacking_names_map():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        from tensorflow.python.framework import device as pydev
+        from tensorflow.python.training import basic_session_run_hooks, session_run_hook, training_util
+
+        spec = pydev.DeviceSpec.from_string("/cpu:0")
+        shard = tf.parallel_stack([a, b])
+        balance = tf.contrib.training.GreedyLoadBalancingStrategy(2, tf.contrib.training.byte_size_load_fn)
+        step = training_util.get_global_step()
+        args = basic_session_run_hooks.SessionRunArgs(step)
+        ''')
+    assert not [c for c in changes if c.refused]
+    for expected in ('tf.compat.v1.DeviceSpec.from_string("/cpu:0")', "tf.stack([a, b])",
+                     "common.tf1.contrib.GreedyLoadBalancingStrategy(2, common.tf1.contrib.byte_size_load_fn)",
+                     "step = common.get_global_step()", "common.tf1.session_run_hook.SessionRunArgs(step)"):
+        assert expected in new, expected
