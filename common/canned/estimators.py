@@ -68,10 +68,11 @@ def dnn_network(hidden_units, feature_columns, optimizer, activation_fn, dropout
         optimizer, learning_rate)
 
 
-def linear_network(feature_columns, optimizer, sparse_combiner, learning_rate_of):
+def linear_network(feature_columns, optimizer, sparse_combiner, learning_rate_of, wide_part=False):
     columns = _columns(feature_columns, "feature_columns")
     return Network(lambda features, mode, logits_dimension: networks.linear_logits(
-        features, logits_dimension, columns, sparse_combiner), optimizer, learning_rate_of(len(columns)))
+        features, logits_dimension, columns, sparse_combiner, summarize_logits=wide_part), optimizer,
+        learning_rate_of(len(columns)))
 
 
 def baseline_network(optimizer="Ftrl"):
@@ -152,7 +153,7 @@ def _wide_and_deep(linear_feature_columns, linear_optimizer, dnn_feature_columns
     linear = deep = None
     if linear_feature_columns:
         linear = linear_network(linear_feature_columns, linear_optimizer, linear_sparse_combiner,
-                                lambda columns: min(0.005, 1.0 / math.sqrt(columns)))
+                                lambda columns: min(0.005, 1.0 / math.sqrt(columns)), wide_part=True)
     if dnn_feature_columns:
         _hidden_units(dnn_hidden_units, "dnn_hidden_units")
         deep = dnn_network(dnn_hidden_units, dnn_feature_columns, dnn_optimizer, dnn_activation_fn, dnn_dropout,

@@ -25,7 +25,24 @@ def check_features(features):
 
 
 def _layer_summary(value, tag):
+    """tf.estimator's summaries of a layer's output: its zero fraction and its histogram."""
     tf1_summary.scalar(f"{tag}/fraction_of_zero_values", tf.math.zero_fraction(value))
+    tf1_summary.histogram_tagged(f"{tag}/activation", value)
+
+
+def _linear_summaries(variables):
+    """tf.estimator's summaries of a linear model: its bias (a histogram when several) and the fraction of
+    its weights that are zero (what Ftrl's L1 prunes)."""
+    bias = next(v for v in variables if v.name.split(":")[0].endswith("bias_weights"))
+    if bias.shape.num_elements() > 1:
+        tf1_summary.histogram_tagged("bias", bias)
+    else:
+        tf1_summary.scalar("bias", tf.reshape(bias, [-1])[0])
+    weights = [v for v in variables if v is not bias]
+    if weights:
+        zeros = tf.add_n([tf.reduce_sum(tf.cast(tf.equal(w, 0), tf.float32)) for w in weights])
+        tf1_summary.scalar("fraction_of_zero_weights",
+                           zeros / float(sum(w.shape.num_elements() for w in weights)))
 
 
 def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_fn=tf.nn.relu, dropout=None,
@@ -53,15 +70,20 @@ def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_
     return logits, tf1_variables.trainable_variables("dnn/")
 
 
-def linear_logits(features, units, feature_columns, sparse_combiner="sum"):
-    """(logits [batch, units], the trainable variables), under variable scope "linear"."""
+def linear_logits(features, units, feature_columns, sparse_combiner="sum", summarize_logits=False):
+    """(logits [batch, units], the trainable variables), under variable scope "linear"; summarize_logits: the
+    logits' summaries too (the wide part of a wide-and-deep model, as tf.estimator wrote them)."""
     check_features(features)
     if sparse_combiner not in ("sum", "mean", "sqrtn"):
         raise ValueError(f"sparse_combiner={sparse_combiner!r}: one of 'sum', 'mean', 'sqrtn'")
     with tf.compat.v1.variable_scope("linear"):
         logits = tf.compat.v1.feature_column.linear_model(features, list(feature_columns), units=units,
                                                           sparse_combiner=sparse_combiner)
-    return logits, tf1_variables.trainable_variables("linear/")
+    variables = tf1_variables.trainable_variables("linear/")
+    _linear_summaries(variables)
+    if summarize_logits:
+        _layer_summary(logits, "linear")
+    return logits, variables
 
 
 def baseline_logits(features, units):

@@ -2,7 +2,9 @@
 
 Training restores all state (the model, the optimizer, the global step);
 evaluation, prediction and export restore the model's variables and the
-global step. A model_dir whose spec names a tf.train.Checkpoint as its
+global step. A checkpoint tf.estimator wrote is read under its names
+(common.state.tf_estimator_names), and training writes the model dir on
+under them, so tf.estimator can take it back. A model_dir whose spec names a tf.train.Checkpoint as its
 Scaffold's saver is restored through that checkpoint. With no checkpoint in
 model_dir the model starts new: from warm_start_from (training, on the
 chief), from the checkpoints model_fn named with init_from_checkpoint, and
@@ -13,7 +15,7 @@ import tensorflow as tf
 from absl import logging
 
 from common.spec.model_fn import ModeKeys
-from common.state import checkpoints
+from common.state import checkpoints, tf_estimator_names
 from common.state.warm_start import warm_start
 from common.tf1.optimizer import variable_name
 
@@ -30,6 +32,19 @@ class ModelState:
         self.store = store
         self.warm_start_settings = warm_start_settings
         self._is_chief = is_chief
+        # A model dir tf.estimator started keeps its names: each project name -> the name its checkpoints use,
+        # and the variables of what they hold that the model does not read (see save_state)
+        self.saved_names = {}
+        self.carried = {}
+
+    def save_state(self, named_state, optimizer_names):
+        """(variables by the names this model dir's checkpoints use, optimizer-state names likewise): a model
+        dir tf.estimator started is written as tf.estimator wrote it, so tf.estimator can load it again."""
+        if not self.saved_names and not self.carried:
+            return named_state, optimizer_names
+        variables = {self.saved_names.get(name, name): v for name, v in named_state.items()}
+        variables.update(self.carried)
+        return variables, {self.saved_names.get(name, name) for name in optimizer_names} | set(self.carried)
 
     def restore(self, mode, checkpoint_path=None, info=None):
         """Loads state for `mode` from checkpoint_path, else from the newest
@@ -39,7 +54,16 @@ class ModelState:
         state = self.model.named_state(with_optimizer=training)
         model_names = [t.name for t in self.model.model_variables]
         names = list(state) if training else [checkpoints.GLOBAL_STEP] + model_names
-        load = self._object_restore() or (lambda prefix: checkpoints.restore(prefix, state, names))
+
+        def load_by_name(prefix):
+            renamed = checkpoints.restore(prefix, state, names)
+            by_object = any(old.endswith(tf_estimator_names.ATTRIBUTE) for old in renamed.values())
+            self.saved_names = {} if by_object else renamed  # (a Keras object graph is not written by name)
+            carried = checkpoints.carried_state(prefix, state, renamed) if training and renamed and not by_object \
+                else {}
+            self.carried = {name: tf.Variable(value, trainable=False) for name, value in carried.items()}
+
+        load = self._object_restore() or load_by_name
         if checkpoint_path:
             load(checkpoint_path)
             path = checkpoint_path

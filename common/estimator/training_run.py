@@ -120,9 +120,11 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
     optimizer_names = model.optimizer_state_names()
     scaffold_checkpoint = model.scaffold_checkpoint()
 
+    saved_state, saved_optimizer_names = state.save_state(named_state, optimizer_names)
+
     def save(step, initial):
         model.sync_step_views()  # (a Scaffold's checkpoint holds the first tower's view of the step)
-        path = state.store.save(step, named_state, input_state, optimizer_names, scaffold_checkpoint)
+        path = state.store.save(step, saved_state, input_state, saved_optimizer_names, scaffold_checkpoint)
         for listener in listeners:
             if not initial or getattr(listener, "hears_initial_save", False):
                 listener.after_save(estimator, step)

@@ -25,6 +25,8 @@ import re
 
 import tensorflow as tf
 
+from common.state import tf_estimator_names
+
 
 CHECKPOINT_NAME = "model.ckpt"
 GLOBAL_STEP = "global_step"
@@ -209,17 +211,39 @@ def missing_and_reshaped(saved, variables, names):
     return missing, reshaped
 
 
-def check_compatible(path, variables, required):
-    """Raises CheckpointMismatchError unless every name in `required` is in the
-    checkpoint with the variable's shape, and the checkpoint's model variables
-    are the model's (optimizer state and the global step may be absent; tf.estimator's bookkeeping is
-    ignored)."""
+def tf_estimator_renames(path, names):
+    """{project name: checkpoint name} for a checkpoint tf.estimator wrote (common.state.tf_estimator_names);
+    empty for one of this project's."""
     saved = variable_shapes(path)
+    if not any(name not in saved for name in names):
+        return {}
+    return tf_estimator_names.saved_names(saved, names)
+
+
+def carried_state(path, variables, renamed):
+    """{name: value} of what a tf.estimator checkpoint holds that the model neither has nor reads (a Keras 2
+    optimizer's hyperparameters, "training/Adagrad/decay"): written back unchanged with every save, so
+    tf.estimator can load the model dir again."""
+    saved = variable_shapes(path)
+    used = set(variables) | set(renamed.values())
+    names = [name for name in tf_estimator_optimizer_state(saved, variables) if name not in used]
+    return read_values(path, names) if names else {}
+
+
+def check_compatible(path, variables, required, renamed=None):
+    """Raises CheckpointMismatchError unless every name in `required` is in the
+    checkpoint (under `renamed`'s name where given) with the variable's shape, and the checkpoint's model
+    variables are the model's (optimizer state and the global step may be absent; tf.estimator's
+    bookkeeping is ignored)."""
+    renamed = renamed or {}
+    saved = variable_shapes(path)
+    saved.update({name: saved[old] for name, old in renamed.items()})
+    read_as_another = set(renamed.values())
     missing, reshaped = missing_and_reshaped(saved, variables, required)
     reshaped = [f"{n} (checkpoint {saved[n]}, model {variables[n].shape.as_list()})" for n in reshaped]
     optimizer_state = optimizer_state_names(path) or tf_estimator_optimizer_state(saved, variables)
-    extra = [n for n in saved if n not in variables and not n.startswith(OPTIMIZER_PREFIX)
-             and n != GLOBAL_STEP and n not in optimizer_state and n not in TF_ESTIMATOR_BOOKKEEPING]
+    extra = [n for n in saved if n not in variables and not n.startswith(OPTIMIZER_PREFIX) and n != GLOBAL_STEP
+             and n not in optimizer_state and n not in TF_ESTIMATOR_BOOKKEEPING and n not in read_as_another]
     if missing or extra or reshaped:
         parts = []
         if reshaped:
@@ -236,20 +260,22 @@ def check_compatible(path, variables, required):
 
 
 _TF1_NON_SLOT = re.compile(r"^beta[12]_power(_\d+)?$")  # TF1 Adam's accumulators, beside the slots
-KERAS2_OPTIMIZER_SCOPE = "training/"  # where tf.estimator 2.x's premade estimators saved their Keras 2 optimizer
 
 
 def tf_estimator_optimizer_state(saved, variables):
     """The names of a checkpoint tf.estimator wrote (it records no OPTIMIZER_STATE) that are optimizer state:
-    a TF1 optimizer's slots ("<variable>/Momentum", "<variable>/Adam_1") and accumulators ("beta1_power"), and
-    a Keras 2 optimizer's state under "training/" (the premade estimators'); the model's own names excepted."""
-    model = {name for name in variables if name != GLOBAL_STEP}
+    a TF1 optimizer's slots ("<variable>/Momentum", "<variable>/Adam_1") and accumulators ("beta1_power"), a
+    Keras 2 optimizer's state under "training/" (the premade estimators') or in a Keras object graph
+    (model_to_estimator's); the model's own names excepted."""
+    model = {name for name in variables if name != GLOBAL_STEP} | {
+        name[len(MODEL_FN_SCOPE) + 1:] for name in variables if name.startswith(MODEL_FN_SCOPE + "/")}
     found = set()
     for name in saved:
         if name in variables:
             continue
         parent = name.rsplit("/", 1)[0]
-        if parent in model or name.startswith(KERAS2_OPTIMIZER_SCOPE) or _TF1_NON_SLOT.match(name):
+        if parent in model or name.startswith((tf_estimator_names.KERAS2_SCOPE, "optimizer/")) \
+                or "/.OPTIMIZER_SLOT/" in name or _TF1_NON_SLOT.match(name):
             found.add(name)
     return found
 
@@ -257,11 +283,14 @@ def tf_estimator_optimizer_state(saved, variables):
 def restore(path, variables, names):
     """Assigns the checkpoint's values to `variables[name]` for each name, all
     or nothing: the names and shapes are checked and every value is read
-    before the first is assigned."""
-    check_compatible(path, variables, names)
-    values = read_values(path, names)
+    before the first is assigned. A checkpoint tf.estimator wrote is read under
+    its own names (tf_estimator_renames); returns those renames."""
+    renamed = tf_estimator_renames(path, names)
+    check_compatible(path, variables, names, renamed)
+    values = read_values(path, [renamed.get(name, name) for name in names])
     for name in names:
-        variables[name].assign(values[name])
+        variables[name].assign(values[renamed.get(name, name)])
+    return renamed
 
 
 def restore_input(path, iterator):

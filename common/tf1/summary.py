@@ -42,6 +42,14 @@ def _tf1_kind(kind):
 
 
 histogram = _tf1_kind("histogram")
+
+
+def histogram_tagged(tag, values):
+    """TF1's histogram summary tagged `tag` whatever name scope it is made in (tf.estimator's premade
+    estimators tagged their layers' outputs from the root: "dnn/hiddenlayer_0/activation")."""
+    summary = tf.raw_ops.HistogramSummary(tag=tag, values=values, name=tag.rsplit("/", 1)[-1])
+    tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.SUMMARIES, summary)
+    return summary
 image = _tf1_kind("image")
 text = _tf1_kind("text")
 audio = _tf1_kind("audio")
