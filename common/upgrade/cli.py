@@ -2,6 +2,7 @@
 
     python -m common.upgrade --infile=old.py --outfile=new.py
     python -m common.upgrade --intree=old/ --outtree=new/
+    python -m common.upgrade --check_model_dir=DIR    (what a model dir holds; nothing is written)
 
 It takes programs from before or after tf_upgrade_v2. Each change, and
 each construct it cannot convert (with its line and what to use instead),
@@ -18,7 +19,7 @@ from typing import Optional
 
 from absl import app, flags
 
-from common.upgrade import files
+from common.upgrade import files, model_dir_check
 from common.upgrade import rules as upgrade_rules
 
 FLAGS = flags.FLAGS
@@ -26,6 +27,8 @@ flags.DEFINE_string("infile", None, "The Python file to upgrade.")
 flags.DEFINE_string("outfile", None, "Where the upgraded file goes (may be --infile itself).")
 flags.DEFINE_string("intree", None, "A directory whose Python files are upgraded.")
 flags.DEFINE_string("outtree", None, "Where the upgraded tree goes (may be --intree itself).")
+flags.DEFINE_string("check_model_dir", None, "Says whose checkpoints a model dir holds and how this project "
+                    "reads and writes them (common.upgrade.model_dir_check); upgrades nothing.")
 flags.DEFINE_bool("copyotherfiles", True, "With --intree: copy the files that are not Python too.")
 flags.DEFINE_string("reportfile", "report.txt", "Where the list of changes is written ('' for none); an existing "
                     "file that is not such a report is never overwritten.")
@@ -136,6 +139,13 @@ def _check_report_path(report, tasks):
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
+    if FLAGS.check_model_dir:
+        if FLAGS.infile or FLAGS.outfile or FLAGS.intree or FLAGS.outtree:
+            raise app.UsageError("--check_model_dir upgrades nothing: give it alone")
+        if not os.path.isdir(FLAGS.check_model_dir):
+            raise app.UsageError(f"--check_model_dir={FLAGS.check_model_dir}: no such directory")
+        print("\n".join(model_dir_check.report(FLAGS.check_model_dir)))
+        return 0
     tasks, in_tree = _tasks()
     _check_report_path(FLAGS.reportfile, tasks)
     report, refused, upgraded, failed = [], 0, 0, 0

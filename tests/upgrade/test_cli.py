@@ -2,6 +2,7 @@
 report, and nothing of the user's lost: odd bytes kept, collisions refused, bad files named and skipped."""
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -144,3 +145,27 @@ def test_one_tf1_file_makes_a_trees_premade_estimators_tf1s_in_every_file_and_th
     alone = _upgrade(f"--infile={tree / 'trainer' / 'model.py'}", f"--outfile={tmp_path / 'alone.py'}",
                      "--reportfile=")
     assert alone.returncode == 0 and "common.canned.DNNClassifier(" in (tmp_path / "alone.py").read_text()
+
+
+def test_check_model_dir_says_whose_checkpoints_a_dir_holds_and_how_they_are_read_without_writing(tmp_path):
+    data = os.path.join(ROOT, "tests", "data", "tf215_model_dirs")
+    premade = tmp_path / "premade"
+    shutil.copytree(os.path.join(data, "dnn_classifier", "model"), premade)
+    before = sorted(os.listdir(premade))
+    result = _upgrade(f"--check_model_dir={premade}")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:2] == [f"{premade}: newest checkpoint model.ckpt-6 (step 6), 15 tensors", "written by tf.estimator"]
+    assert "  8 a Keras 2 Adagrad optimizer's state (a premade estimator's): read as the project's optimizer " \
+           "state: training/Adagrad/decay, " in result.stdout
+    assert "tf.estimator 2.15 can take the dir back" in lines[-1]
+    assert sorted(os.listdir(premade)) == before
+    custom = _upgrade(f"--check_model_dir={os.path.join(data, 'custom_optimizer', 'model')}")
+    assert "2 a TF1 optimizer's slots and accumulators: read as they are: bias/AccumulatingSGD, " \
+           "weights/AccumulatingSGD" in custom.stdout
+    keras = _upgrade(f"--check_model_dir={os.path.join(data, 'model_to_estimator', 'model')}")
+    assert "written by tf.estimator (model_to_estimator, object-based)" in keras.stdout
+    assert "keep a copy to roll back" in keras.stdout
+    assert "no checkpoint" in _upgrade(f"--check_model_dir={tmp_path}").stdout
+    refused = _upgrade(f"--check_model_dir={tmp_path / 'nope'}")
+    assert refused.returncode != 0 and "--check_model_dir=" in refused.stderr and "no such directory" in refused.stderr
