@@ -134,11 +134,11 @@ def _renames():
         renames[name] = "tf.stack"
     renames["tf.python.framework.device.DeviceSpec"] = "tf.compat.v1.DeviceSpec"  # (TF1's, with merge_from)
     for name in ("Experiment", "RunConfig"):
-        renames["tf.contrib.learn." + name] = "common.tf1.learn." + name
+        renames["tf.contrib.learn." + name] = "common.training.learn." + name
     for module in ("tf.contrib.learn.learn_runner.", "tf.contrib.learn.python.learn.learn_runner."):
-        renames[module + "run"] = "common.tf1.learn.run"
+        renames[module + "run"] = "common.training.learn.run"
     for module in ("tf.contrib.learn.datasets.base.", "tf.contrib.learn.python.learn.datasets.base."):
-        renames[module + "maybe_download"] = "common.tf1.learn.maybe_download"
+        renames[module + "maybe_download"] = "common.training.learn.maybe_download"
     renames["tf.contrib.predictor.from_saved_model"] = "common.tf1.predictor.from_saved_model"
     for prefix in ("tf.nn.rnn_cell.", "tf.compat.v1.nn.rnn_cell.", "tf.contrib.rnn."):
         for name in RNN_CELL_NAMES:

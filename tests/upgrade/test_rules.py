@@ -487,8 +487,8 @@ def test_contrib_learn_and_data_map_onto_their_tf_2_homes():
     assert not [c for c in changes if c.refused]
     for expected in ('tf.data.TFRecordDataset(["a"]).prefetch(tf.data.experimental.AUTOTUNE)',
                      "common.tf1.contrib.batch_and_drop_remainder(4)", "common.tf1.contrib.batch_norm(dataset",
-                     "common.tf1.learn.Experiment(None", "common.tf1.learn.run(experiment_fn",
-                     'common.tf1.learn.RunConfig(model_dir="m")'):
+                     "common.training.learn.Experiment(None", "common.training.learn.run(experiment_fn",
+                     'common.training.learn.RunConfig(model_dir="m")'):
         assert expected in new, expected
 
 

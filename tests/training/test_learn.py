@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 
 import common
-from common.tf1 import learn
+from common.training import learn
 from common.tf1 import train as tf1_train
 from common.tf1.hparams import HParams
 
