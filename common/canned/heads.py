@@ -363,3 +363,9 @@ def classification_head(n_classes, weight_column=None, label_vocabulary=None, lo
     if n_classes == 2:
         return BinaryClassHead(weight_column, label_vocabulary=label_vocabulary, loss_reduction=loss_reduction)
     return MultiClassHead(n_classes, weight_column, label_vocabulary, loss_reduction)
+
+
+def regression_head(weight_column=None, label_dimension=1, loss_reduction=None, loss_fn=None, inverse_link_fn=None,
+                    name=None):
+    """tf.contrib.estimator.regression_head: RegressionHead with contrib's argument order (weight_column first)."""
+    return RegressionHead(label_dimension, weight_column, loss_reduction, loss_fn, inverse_link_fn, name)

@@ -11,6 +11,8 @@ tables, which the export tracks). The upgrade maps the contrib names here.
 import tensorflow as tf
 
 from common.tf1 import layers as tf1_layers
+from common.tf1 import summary as tf1_summary
+from common.tf1 import train as tf1_train
 
 LAYER_NORM_EPSILON = 1e-12  # contrib's layer_norm used this, not Keras' 1e-3
 
@@ -228,3 +230,151 @@ class GreedyLoadBalancingStrategy:
         task = min(range(len(self._loads)), key=lambda i: (self._loads[i], i))
         self._loads[task] += self._load_fn(op)
         return task
+
+
+def index_to_string_table_from_file(vocabulary_file, vocab_size=None, default_value="UNK", name=None,
+                                    key_column_index=-1, value_column_index=-2, delimiter="\t"):
+    """The inverse of index_table_from_file: a line number to that line (or a column of it)."""
+    if not tf.io.gfile.exists(vocabulary_file):
+        raise ValueError(f"index_to_string_table_from_file: vocabulary_file {vocabulary_file} does not exist")
+    initializer = tf.lookup.TextFileInitializer(vocabulary_file, tf.int64, key_column_index, tf.string,
+                                                value_column_index, vocab_size=vocab_size, delimiter=delimiter)
+    return tf.lookup.StaticHashTable(initializer, default_value, name=name)
+
+
+_OPTIMIZERS = {"Adagrad": tf1_train.AdagradOptimizer, "Adam": tf1_train.AdamOptimizer, "Ftrl": tf1_train.FtrlOptimizer,
+               "Momentum": lambda learning_rate: tf1_train.MomentumOptimizer(learning_rate, momentum=0.9),
+               "RMSProp": tf1_train.RMSPropOptimizer, "SGD": tf1_train.GradientDescentOptimizer}
+_SUMMARIES = ("loss", "learning_rate", "global_gradient_norm", "gradients", "gradient_norm")
+
+
+def _optimizer_of(optimizer, rate):
+    if isinstance(optimizer, str):
+        return _OPTIMIZERS[optimizer](learning_rate=rate)
+    if isinstance(optimizer, type) and issubclass(optimizer, tf1_train.Optimizer):
+        return optimizer(learning_rate=rate)
+    if isinstance(optimizer, tf1_train.Optimizer):
+        return optimizer
+    if callable(optimizer):
+        made = optimizer(rate) if rate is not None else optimizer()
+        if not isinstance(made, tf1_train.Optimizer):
+            raise ValueError(f"optimize_loss: the optimizer function returned a {type(made).__name__}, not a TF1 "
+                             "optimizer")
+        return made
+    raise ValueError(f"optimize_loss: optimizer must be a name, a TF1 optimizer, its class or a function; got "
+                     f"{optimizer!r}")
+
+
+def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_scale=None, gradient_multipliers=None,
+                  clip_gradients=None, learning_rate_decay_fn=None, update_ops=None, variables=None, name=None,
+                  summaries=None, colocate_gradients_with_ops=False, increment_global_step=True):
+    """contrib.layers' training op: the loss minimized by `optimizer` (a name such as "Adam", a TF1 optimizer,
+    its class or a function of the rate) at `learning_rate` (a float kept in "OptimizeLoss/learning_rate",
+    decayed by learning_rate_decay_fn), gradients clipped to the global norm clip_gradients, with its
+    summaries under "OptimizeLoss/". Returns the loss, computed after the update, as contrib's did."""
+    del colocate_gradients_with_ops, update_ops, increment_global_step  # the framework runs updates, counts steps
+    if gradient_noise_scale is not None:
+        raise NotImplementedError("optimize_loss: gradient_noise_scale is not supported; leave it out")
+    if isinstance(optimizer, str) and optimizer not in _OPTIMIZERS:
+        raise ValueError(f"optimize_loss: optimizer {optimizer!r} is not one of {', '.join(sorted(_OPTIMIZERS))}; "
+                         "give an optimizer object or class instead")
+    summaries = list(_SUMMARIES[:3]) if summaries is None else summaries
+    unknown = sorted(set(summaries) - set(_SUMMARIES))
+    if unknown:
+        raise ValueError(f"optimize_loss: summaries {unknown} are not among {list(_SUMMARIES)}")
+    loss = tf.convert_to_tensor(loss)
+    with tf.compat.v1.variable_scope(name, "OptimizeLoss", [loss, global_step]) as scope:
+        rate = learning_rate
+        if isinstance(learning_rate, (int, float)) and not isinstance(learning_rate, bool):
+            if learning_rate < 0:
+                raise ValueError(f"optimize_loss: learning_rate {learning_rate} is negative")
+            rate = tf.compat.v1.get_variable("learning_rate", [], trainable=False,
+                                             initializer=tf.compat.v1.constant_initializer(learning_rate))
+        if rate is not None and learning_rate_decay_fn is not None:
+            rate = learning_rate_decay_fn(rate, global_step if global_step is not None else
+                                          tf1_train.get_global_step())
+        made = _optimizer_of(optimizer, rate)
+        gradients = made.compute_gradients(loss, variables)
+        for variable_key, multiplier in (gradient_multipliers or {}).items():
+            gradients = [(g * multiplier if g is not None and (v is variable_key or
+                                                                getattr(v, "name", None) == variable_key) else g, v)
+                         for g, v in gradients]
+        norm = tf.linalg.global_norm([g for g, _ in gradients if g is not None])
+        prefix = scope.name
+        if "loss" in summaries:
+            tf1_summary.scalar(f"{prefix}/loss", loss)
+        if "learning_rate" in summaries and rate is not None:
+            tf1_summary.scalar(f"{prefix}/learning_rate", rate)
+        if {"global_gradient_norm", "gradient_norm"} & set(summaries):
+            tf1_summary.scalar(f"{prefix}/global_norm/gradient_norm", norm)
+        if isinstance(clip_gradients, (int, float)):
+            made.clip_norm = float(clip_gradients)  # the averaged gradients, clipped as contrib clipped its own
+        elif callable(clip_gradients):
+            gradients = clip_gradients(gradients)
+        elif clip_gradients is not None:
+            raise ValueError(f"optimize_loss: clip_gradients must be a float or a function, got {clip_gradients!r}")
+        update = made.apply_gradients(gradients, global_step=global_step, name="train")
+        with tf.control_dependencies([update]):
+            return tf.identity(loss)
+
+
+def _pair(value):
+    return [value, value] if isinstance(value, int) else list(value)
+
+
+def conv2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format=None, rate=1,
+           activation_fn=tf.nn.relu, normalizer_fn=None, normalizer_params=None, weights_initializer=None,
+           weights_regularizer=None, biases_initializer=None, biases_regularizer=None, reuse=None,
+           variables_collections=None, outputs_collections=None, trainable=True, scope=None):
+    """contrib.layers' 2-D convolution: "Conv/weights" [kh, kw, in, out] and "Conv/biases", ReLU by default,
+    an optional normalizer in place of the biases."""
+    del variables_collections, outputs_collections
+    channels_first = data_format not in (None, "NHWC")
+    with tf.compat.v1.variable_scope(scope, "Conv", [inputs], reuse=reuse):
+        inputs = tf.convert_to_tensor(inputs)
+        depth = int(inputs.shape[1 if channels_first else -1])
+        weights = tf.compat.v1.get_variable("weights", _pair(kernel_size) + [depth, num_outputs], inputs.dtype,
+                                            initializer=weights_initializer or xavier_initializer(),
+                                            regularizer=weights_regularizer, trainable=trainable)
+        outputs = tf.nn.convolution(inputs, weights, strides=_pair(stride), padding=padding,
+                                    dilations=_pair(rate), data_format="NCHW" if channels_first else "NHWC")
+        if normalizer_fn is not None:
+            outputs = normalizer_fn(outputs, **(normalizer_params or {}))
+        elif biases_initializer is not False:
+            biases = tf.compat.v1.get_variable("biases", [num_outputs], inputs.dtype,
+                                               initializer=biases_initializer or tf.compat.v1.zeros_initializer(),
+                                               regularizer=biases_regularizer, trainable=trainable)
+            outputs = tf.nn.bias_add(outputs, biases, data_format="NCHW" if channels_first else "NHWC")
+        return outputs if activation_fn is None else activation_fn(outputs)
+
+
+convolution2d = conv2d
+
+
+def _pool(kind):
+    def pool(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC", outputs_collections=None,
+             scope=None):
+        del outputs_collections
+        with tf.name_scope(scope or ("MaxPool2D" if kind == "MAX" else "AvgPool2D")):
+            return tf.nn.pool(inputs, _pair(kernel_size), kind, strides=_pair(stride), padding=padding,
+                              data_format=data_format)
+    pool.__doc__ = f"contrib.layers' 2-D {kind.lower()} pooling (stride 2 and VALID padding by default)."
+    return pool
+
+
+max_pool2d = _pool("MAX")
+avg_pool2d = _pool("AVG")
+
+
+def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True, outputs_collections=None, scope=None,
+            seed=None):
+    """contrib.layers' dropout: keep_prob (not a rate), only while is_training."""
+    del outputs_collections, scope
+    if not is_training:
+        return tf.convert_to_tensor(inputs)
+    return tf.nn.dropout(inputs, rate=1 - keep_prob, noise_shape=noise_shape, seed=seed)
+
+
+def linear(inputs, num_outputs, **kwargs):
+    """contrib.layers.linear: fully_connected without an activation."""
+    return fully_connected(inputs, num_outputs, activation_fn=None, **kwargs)

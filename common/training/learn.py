@@ -22,6 +22,14 @@ from common.estimator.run_config import RunConfig as _RunConfig
 from common.training import evaluator, train_eval
 
 
+class ModeKeys:
+    """contrib.learn's mode names: INFER is tf.estimator's PREDICT ("infer")."""
+
+    TRAIN = "train"
+    EVAL = "eval"
+    INFER = "infer"
+
+
 class RunConfig(_RunConfig):
     """contrib.learn's RunConfig: this project's, built from contrib's arguments (a class, as programs
     subclassed it). The checkpoint, summary and seed settings carry over; the session's devices and

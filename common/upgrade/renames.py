@@ -44,9 +44,13 @@ TF1_DEFAULT_CANNED = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearCl
                       "LinearEstimator", "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
                       "BaselineClassifier", "BaselineRegressor")  # tf.compat.v1.estimator's: other defaults
 CONTRIB_NAMES = {"tf.contrib.layers.": ("layer_norm", "xavier_initializer", "l2_regularizer", "embed_sequence",
-                                        "flatten", "batch_norm", "fully_connected"),
+                                        "flatten", "batch_norm", "fully_connected", "optimize_loss", "conv2d",
+                                        "convolution2d", "max_pool2d", "avg_pool2d", "dropout", "linear"),
                  "tf.contrib.lookup.": ("index_table_from_tensor", "index_to_string_table_from_tensor",
-                                        "index_table_from_file")}
+                                        "index_table_from_file", "index_to_string_table_from_file")}
+CONTRIB_HEADS = {"binary_classification_head": "common.canned.BinaryClassHead",
+                 "multi_class_head": "common.canned.MultiClassHead", "multi_label_head": "common.canned.MultiLabelHead",
+                 "regression_head": "common.canned.heads.regression_head"}
 
 RNN_CELL_NAMES = ("RNNCell", "LayerRNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
                   "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple")  # common.tf1.rnn_cell's
@@ -133,8 +137,15 @@ def _renames():
     for name in ("tf.parallel_stack", "tf.compat.v1.parallel_stack"):  # (the same stack, copied in parallel)
         renames[name] = "tf.stack"
     renames["tf.python.framework.device.DeviceSpec"] = "tf.compat.v1.DeviceSpec"  # (TF1's, with merge_from)
-    for name in ("Experiment", "RunConfig"):
+    for name in ("Experiment", "RunConfig", "ModeKeys"):
         renames["tf.contrib.learn." + name] = "common.training.learn." + name
+    for name in EARLY_STOPPING_NAMES:  # (contrib.estimator's before tf.estimator.experimental had them)
+        renames["tf.contrib.estimator." + name] = "common.early_stopping." + name
+    for contrib, head in CONTRIB_HEADS.items():
+        renames["tf.contrib.estimator." + contrib] = head
+    for name in ("KeyValueTensorInitializer", "TextFileInitializer", "TextFileIndex"):
+        renames["tf.contrib.lookup." + name] = "tf.lookup." + name
+    renames["tf.contrib.lookup.HashTable"] = "tf.lookup.StaticHashTable"
     for module in ("tf.contrib.learn.learn_runner.", "tf.contrib.learn.python.learn.learn_runner."):
         renames[module + "run"] = "common.training.learn.run"
     for module in ("tf.contrib.learn.datasets.base.", "tf.contrib.learn.python.learn.datasets.base."):

@@ -1,5 +1,7 @@
 """tf.contrib's layer norm, initializers and lookup tables, as TF1.15 computed them."""
 
+import os
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -120,3 +122,43 @@ def test_greedy_load_balancing_places_each_variable_on_the_least_loaded_task():
         assert contrib.byte_size_load_fn(ops[0]) == 4000
     with pytest.raises(ValueError, match="num_tasks must be >= 1"):
         contrib.GreedyLoadBalancingStrategy(0, contrib.byte_size_load_fn)
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", tf1_train.GradientDescentOptimizer,
+                                       lambda rate: tf1_train.GradientDescentOptimizer(rate)])
+def test_optimize_loss_steps_with_its_rate_variable_clips_to_the_global_norm_and_summarizes(tmp_path, optimizer):
+    def model_fn(features, labels, mode):
+        weight = tf.compat.v1.get_variable("w", [2], initializer=tf.compat.v1.zeros_initializer())
+        loss = tf.reduce_sum(tf.square(weight - tf.constant([3.0, 4.0])))  # gradient at 0: (-6, -8), norm 10
+        train_op = contrib.optimize_loss(loss, common.get_global_step(), 0.5, optimizer, clip_gradients=1.0)
+        return common.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    est = common.Estimator(model_fn, str(tmp_path))
+    est.train(lambda: tf.data.Dataset.from_tensors((0.0, 0.0)).repeat(), steps=1)
+    np.testing.assert_allclose(est.get_variable_value("w"), [0.3, 0.4], rtol=1e-6)  # 0.5 * (6, 8) / 10
+    assert est.get_variable_value("OptimizeLoss/learning_rate") == 0.5
+    events = [path for path in os.listdir(tmp_path) if path.startswith("events.out.tfevents")]
+    tags = {v.tag for path in events for e in tf.compat.v1.train.summary_iterator(os.path.join(tmp_path, path))
+            for v in e.summary.value}
+    assert {"OptimizeLoss/loss", "OptimizeLoss/learning_rate", "OptimizeLoss/global_norm/gradient_norm"} <= tags
+    with pytest.raises(ValueError, match="optimizer 'Nope' is not one of Adagrad, Adam, Ftrl, Momentum"):
+        contrib.optimize_loss(tf.constant(1.0), None, 0.1, "Nope")
+
+
+def test_contribs_conv2d_pools_and_dropout_compute_as_tf1_named_them():
+    x = np.random.RandomState(5).randn(2, 6, 6, 3).astype(np.float32)
+    with tf.Graph().as_default():
+        conv = contrib.conv2d(x, 4, 3, weights_initializer=tf.compat.v1.ones_initializer())
+        pooled, averaged = contrib.max_pool2d(conv, 2), contrib.avg_pool2d(conv, [2, 2], stride=2)
+        kept = contrib.dropout(x, keep_prob=0.5, is_training=False)
+        names = [v.op.name for v in tf.compat.v1.global_variables()]
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            got_conv, got_max, got_avg, got_kept = session.run([conv, pooled, averaged, kept])
+    assert names == ["Conv/weights", "Conv/biases"]
+    summed = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))  # SAME padding, a 3x3 kernel of ones: window sums
+    want = np.stack([summed[:, i:i + 3, j:j + 3, :].sum((1, 2, 3)) for i in range(6) for j in range(6)], 1)
+    np.testing.assert_allclose(got_conv[..., 0].reshape(2, 36), np.maximum(want, 0), rtol=1e-5, atol=1e-5)
+    assert got_max.shape == got_avg.shape == (2, 3, 3, 4)
+    np.testing.assert_allclose(got_max[:, 0, 0], got_conv[:, :2, :2].max((1, 2)), rtol=1e-6)
+    np.testing.assert_array_equal(got_kept, x)  # no dropout outside training

@@ -509,3 +509,29 @@ def test_the_official_examples_device_setter_and_tower_stacking_names_map():
                      "common.tf1.contrib.GreedyLoadBalancingStrategy(2, common.tf1.contrib.byte_size_load_fn)",
                      "step = common.get_global_step()", "common.tf1.session_run_hook.SessionRunArgs(step)"):
         assert expected in new, expected
+
+
+def test_contrib_estimator_heads_early_stopping_lookup_tables_and_learn_mode_keys_map():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+
+        head = tf.contrib.estimator.binary_classification_head(weight_column="w")
+        reg = tf.contrib.estimator.regression_head("w", label_dimension=2)
+        hook = tf.contrib.estimator.stop_if_no_increase_hook(est, "f1", 100)
+        table = tf.contrib.lookup.HashTable(tf.contrib.lookup.KeyValueTensorInitializer(k, v), -1)
+        words = tf.contrib.lookup.index_to_string_table_from_file("vocab.txt")
+        infer = mode == tf.contrib.learn.ModeKeys.INFER
+        train = tf.contrib.layers.optimize_loss(loss, step, 0.1, "Adam")
+        net = tf.contrib.layers.conv2d(images, 32, 5)
+        ''')
+    assert not [c for c in changes if c.refused]
+    for expected in ('common.canned.BinaryClassHead(weight_column="w")',
+                     'common.canned.heads.regression_head("w", label_dimension=2)',
+                     'common.early_stopping.stop_if_no_increase_hook(est, "f1", 100)',
+                     "tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(k, v), -1)",
+                     'common.tf1.contrib.index_to_string_table_from_file("vocab.txt")',
+                     "mode == common.training.learn.ModeKeys.INFER",
+                     'common.tf1.contrib.optimize_loss(loss, step, 0.1, "Adam")',
+                     "common.tf1.contrib.conv2d(images, 32, 5)"):
+        assert expected in new, expected
+    assert common.canned.heads.regression_head("w", 2).logits_dimension == 2
