@@ -17,6 +17,7 @@ import contextvars
 
 import numpy as np
 import tensorflow as tf
+from absl import logging
 
 from common.tf1 import graph_input
 
@@ -53,9 +54,27 @@ class Iterator:
             if self._graph_iterator is None:
                 self._graph_iterator = tf.compat.v1.data.make_one_shot_iterator(self._dataset)
             return self._graph_iterator.get_next(name)
-        if self._eager is None:
+        first = self._eager is None
+        if first:
             self._eager = iter(self._dataset)
-        return next(self._eager)
+        try:
+            return next(self._eager)
+        except StopIteration:
+            if not first:
+                raise
+            # A program looking at its own input_fn's tensors (TF1 gave symbolic ones, not values) over a
+            # dataset that holds nothing, as TF1 notebooks did with an empty file pattern: tensors of no rows
+            logging.warning("get_next(): the dataset holds no element; giving empty tensors of its element's "
+                            "shapes, as TF1's graph tensors were only shapes until run")
+            return tf.nest.map_structure(_empty, self._dataset.element_spec)
+
+
+def _empty(spec):
+    """A value of `spec` with no rows (each unknown dimension 0)."""
+    shape = [0 if d is None else d for d in spec.shape.as_list()] if spec.shape.rank is not None else [0]
+    if isinstance(spec, tf.SparseTensorSpec):
+        return tf.SparseTensor(tf.zeros([0, len(shape)], tf.int64), tf.zeros([0], spec.dtype), shape)
+    return tf.zeros(shape, spec.dtype)
 
 
 def make_one_shot_iterator(dataset):

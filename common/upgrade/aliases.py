@@ -100,6 +100,7 @@ class GoneImport:
     top_level: bool  # at the module's top level (a block must keep a statement)
     guarded: bool  # in the body of a try that catches a failed import (its fallback must still run)
     kept: Optional[str]  # the statement without its contrib names, when it imports others too
+    bound: Tuple[str, ...] = ()  # the local names its gone modules' part binds
 
 
 GONE_MODULES = ("tensorflow.contrib", "tensorflow.estimator", "tensorflow_estimator")  # not in TensorFlow 2.21
@@ -126,6 +127,16 @@ def _gone_kept(node):
     return False, None
 
 
+def _bound(node):
+    """The local names an import statement binds to its gone modules' part (`import tensorflow.contrib.x`
+    binds tensorflow, which the file uses otherwise: not counted)."""
+    if isinstance(node, ast.Import):
+        return tuple(a.asname for a in node.names if _is_gone(a.name) and a.asname)
+    if node.module == "tensorflow":
+        return tuple(a.asname or a.name for a in node.names if _is_gone("tensorflow." + a.name))
+    return tuple(a.asname or a.name for a in node.names)
+
+
 def _spelled(alias):
     return alias.name + (f" as {alias.asname}" if alias.asname else "")
 
@@ -148,8 +159,8 @@ def gone_imports(tree, lines) -> List[GoneImport]:
         imports_contrib, kept = _gone_kept(node)
         if imports_contrib:
             found.append(GoneImport(position(lines, node.lineno, node.col_offset),
-                                       position(lines, node.end_lineno, node.end_col_offset),
-                                       id(node) in top_level, id(node) in guarded, kept))
+                                    position(lines, node.end_lineno, node.end_col_offset),
+                                    id(node) in top_level, id(node) in guarded, kept, _bound(node)))
     return found
 
 

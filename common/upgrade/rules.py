@@ -97,6 +97,20 @@ def _estimator_import(statement, tf1_program):
                                                           f"rewrote the import from {statement.module}: {text}")
 
 
+def _gone_import(statement, lines, unconverted):
+    """(edit or None, Change) for an import of a module TensorFlow 2.21 lacks: taken out when its names are
+    all rewritten; kept, and reported, when a name it binds is still used unconverted (taking it out would
+    leave a NameError for later; kept, the program stops at the import that names the module)."""
+    left = sorted(set(statement.bound) & unconverted)
+    if left and not statement.guarded:
+        return None, Change(statement.start[0], statement.start[1], f"kept this import of tensorflow.contrib or "
+                            f"tf.estimator's module: {', '.join(left)} it binds still have uses with no counterpart "
+                            "here (the ERROR lines); it fails until they are replaced", refused=True)
+    return _gone_import_removal(statement, lines), Change(
+        statement.start[0], statement.start[1], "removed the import of tensorflow.contrib or tf.estimator's module "
+        "(TensorFlow 2.21 has neither): its names are rewritten below, or reported as ERROR")
+
+
 def _gone_import_removal(statement, lines):
     """The edit that takes an import of a module TensorFlow 2.21 lacks (aliases.GONE_MODULES) out: the
     statement without those names when it imports others; in a try that catches a failed import, a raise
@@ -229,27 +243,29 @@ def upgrade_source(source, tf1_tree=False):
     tensorflow_aliases = aliases.tensorflow_aliases(tree)
     tokens = positions.tokens_of(source)
     edits, changes = idioms.rewrites(tree, lines)  # edits: (start (row, col), end (row, col), text)
-    for statement in aliases.gone_imports(tree, lines):
-        edits.append(_gone_import_removal(statement, lines))
-        changes.append(Change(statement.start[0], statement.start[1], "removed the import of tensorflow.contrib "
-                              "or tf.estimator's module (TensorFlow 2.21 has neither): its names are rewritten "
-                              "below, or reported as ERROR"))
     names = _tensorflow_names(source, tree, lines, tokens, tensorflow_aliases)
     tf1_program = tf1_tree or _is_tf1_program([name for name, _, _ in names], tensorflow_aliases)
     for statement in aliases.estimator_imports(tree, lines):
         edit, change = _estimator_import(statement, tf1_program)
         edits.extend([edit] if edit else [])
         changes.append(change)
+    unconverted = set()  # the local names whose uses were left for the owner (ERROR)
     for name, first, last in names:
         name_edits, name_changes, new_name = _rewrite_name(tokens, first, last, name, tensorflow_aliases,
                                                            tf1_program)
         edits.extend(name_edits)
         changes.extend(name_changes)
+        if any(change.refused for change in name_changes):
+            unconverted.add(name.split(".")[0])
         if KERAS_LR.search(new_name) and last + 1 < len(tokens) and tokens[last + 1].string == "(":
             for k in _keyword_lr(tokens, last + 1):
                 edits.append((tokens[k].start, tokens[k].end, "learning_rate"))
                 changes.append(Change(tokens[k].start[0], tokens[k].start[1], f"renamed {new_name}(lr=) to "
                                       "learning_rate="))
+    for statement in aliases.gone_imports(tree, lines):
+        edit, change = _gone_import(statement, lines, unconverted)
+        edits.extend([edit] if edit else [])
+        changes.append(change)
     new_source = _apply(source, edits)
     new_source, imports = _add_imports(new_source, _modules_for([text for _, _, text in edits]))
     return new_source, sorted(imports + changes, key=lambda c: (c.line, c.column))

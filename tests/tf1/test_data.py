@@ -146,3 +146,19 @@ def test_per_tower_lists_reach_model_fn_as_lists_of_tensors_on_the_programs_own_
     assert result["label_sum"] == 28  # every example of the batch, once: 0 + 1 + ... + 7
     est.train(_per_tower_input_fn(stack), steps=2)
     assert est.get_variable_value("global_step") == 2
+
+
+def test_a_program_looking_at_its_input_fn_over_no_files_gets_empty_tensors_of_the_elements_shapes(tmp_path):
+    def csv_input_fn(pattern):
+        files = tf.compat.v1.matching_files(pattern)
+        dataset = tf.data.TextLineDataset(files).map(lambda row: tf.io.decode_csv(row, [[0.0], ["x"]])).batch(4)
+        features, label = tf1_data.make_one_shot_iterator(dataset).get_next()
+        return {"f": features}, label
+
+    features, label = csv_input_fn(str(tmp_path / "none-*.csv"))  # a TF1 notebook's input_fn(files_name_pattern="")
+    assert features["f"].shape == (0,) and features["f"].dtype == tf.float32
+    assert label.shape == (0,) and label.dtype == tf.string
+    iterator = tf1_data.make_one_shot_iterator(tf.data.Dataset.range(1))
+    assert int(iterator.get_next()) == 0
+    with pytest.raises(StopIteration):  # a dataset that held something ends as it did
+        iterator.get_next()

@@ -368,7 +368,7 @@ def test_imports_of_tensorflow_contrib_are_taken_out_and_their_uses_rewritten_or
     body = new.splitlines()[-10:]
     assert body == ["# from tensorflow.contrib import (tpu as contrib_tpu,",
                     "#                                 layers as contrib_layers)",
-                    "# import tensorflow.contrib.slim as slim",
+                    "import tensorflow.contrib.slim as slim",  # kept: slim.conv2d has no counterpart
                     "try:",
                     '    raise ImportError("TensorFlow 2.21 has no such module")',  # as on TF 2
                     "except ImportError:",
@@ -377,9 +377,11 @@ def test_imports_of_tensorflow_contrib_are_taken_out_and_their_uses_rewritten_or
                     "h = common.tf1.contrib.layer_norm(x)",
                     "n = slim.conv2d(x, 3, 3)"]
     compile(new, "upgraded", "exec")
-    assert [c.message for c in changes if c.refused] == ["slim.conv2d: tf.contrib is gone since TensorFlow 2.0; find "
-                                                         "the op in core TensorFlow or Keras"]
-    assert sum("removed the import of tensorflow.contrib" in c.message for c in changes) == 3
+    assert [c.message for c in changes if c.refused] == [
+        "kept this import of tensorflow.contrib or tf.estimator's module: slim it binds still have uses with no "
+        "counterpart here (the ERROR lines); it fails until they are replaced",
+        "slim.conv2d: tf.contrib is gone since TensorFlow 2.0; find the op in core TensorFlow or Keras"]
+    assert sum("removed the import of tensorflow.contrib" in c.message for c in changes) == 2
 
 
 def test_taking_out_a_contrib_import_keeps_every_other_statement_and_name_and_a_failed_imports_fallback():
