@@ -20,7 +20,7 @@ setup(
     python_requires=">=3.9",
     packages=find_packages(include=["common", "common.*", "cifar10", "mnist", "dogcat"]),
     package_data={"mnist": ["data/*.gz", "data/SHA256SUMS"]},
-    install_requires=["numpy", "absl-py", "six"],
+    install_requires=["numpy", "absl-py", "six", "tensorboard>=2.16"],
     extras_require={
         "cpu": [f"tensorflow-cpu{TENSORFLOW}"],
         "gpu": [f"tensorflow[and-cuda]{TENSORFLOW}"],

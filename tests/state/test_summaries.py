@@ -1,6 +1,8 @@
 """Event files as tf.estimator wrote them: simple_value scalars, a string tensor, and the HParams
 plugin's session start (decoded here with its message types rebuilt from tensorboard's plugin_data.proto)."""
 
+import os
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -80,3 +82,14 @@ def test_a_damaged_event_file_is_read_up_to_the_damage_with_a_warning_naming_it(
         assert list(summaries.read_scalars(str(tmp_path))["loss"]) == [(s, pytest.approx(1.0 / s)) for s in
                                                                        range(1, 6)]
     assert f"Event file {path} is damaged after its first 6 record(s)" in caplog.text
+
+
+def test_user_codes_tf2_summaries_write_events_as_on_tf215_because_tensorboard_is_installed(tmp_path):
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    with writer.as_default():
+        assert tf.summary.scalar("accuracy", 0.5, step=3)  # TBNotInstalledError without the tensorboard package
+        tf.summary.histogram("weights", [1.0, 2.0], step=3)
+    writer.flush()
+    (path,) = [os.path.join(tmp_path, name) for name in os.listdir(tmp_path)]
+    tags = {(v.tag, e.step) for e in tf.compat.v1.train.summary_iterator(path) for v in e.summary.value}
+    assert tags == {("accuracy", 3), ("weights", 3)}
