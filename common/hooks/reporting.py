@@ -42,6 +42,8 @@ class LoggingTensorHook(Hook):
     def begin(self, context):
         context.check_offered(self._tensors.values(), "LoggingTensorHook")
         self._context = context
+        if self._trigger is not None:  # each train() call logs its first step, as TF1's hook reset its timer
+            self._trigger.reset()
 
     def steps_to_trigger(self, step):
         return None if self._trigger is None else self._trigger.steps_to_trigger(step)

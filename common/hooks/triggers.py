@@ -56,6 +56,10 @@ class Trigger:
             return max(1, self.last_step + self.every_steps - step)
         return self.every_steps - step % self.every_steps
 
+    def reset(self):
+        """Forgets the last firing: the next check is a first one again."""
+        self.last_step = self.last_time = None
+
     def update(self, step):
         """Marks a trigger at `step`; returns (seconds, steps) since the last one, or None."""
         now = self.clock()

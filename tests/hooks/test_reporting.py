@@ -57,6 +57,8 @@ def test_logging_hook_logs_named_values_at_tf1s_steps(caplog):
     assert resumed.steps_to_trigger(5) == 1
     resumed.after_step(6, {"loss": np.float32(1.0)}, ctx)
     assert [resumed.steps_to_trigger(s) for s in (6, 7, 8)] == [3, 2, 1]
+    resumed.begin(context(start_step=7))  # the same hook handed to another train() call: TF1's begin() reset it
+    assert resumed.steps_to_trigger(7) == 1
 
 
 def test_logging_hook_asks_only_for_a_call_ending_on_a_step_it_logs_and_formats_and_logs_at_end(caplog):
