@@ -69,6 +69,7 @@ class Head:
     """
 
     logits_dimension = 1
+    expected_label_dimension = None  # the last dimension labels must have, where the kind of label fixes it
 
     def __init__(self, weight_column=None, loss_reduction=None, name=None, loss_fn=None):
         self._weight_column = weight_column
@@ -112,6 +113,12 @@ class Head:
         labels = tf.convert_to_tensor(labels)
         if labels.shape.rank == 1 or labels.shape.rank == 0:
             labels = tf.reshape(labels, [-1, 1])
+        expected = self.expected_label_dimension
+        if expected is not None and labels.shape.rank is not None and labels.shape[-1] not in (None, expected):
+            raise ValueError(  # tf.estimator's words, when model_fn is first traced: before any step runs
+                f"Mismatched label shape. Expected labels dimension={expected}.  Received {labels.shape[-1]}. "
+                "Suggested Fix: If your classifier expects one-hot encoding label, check your n_classes argument "
+                "to the estimator and/or the shape of your label. Otherwise, check the shape of your label.")
         return labels
 
     def _reduce(self, unweighted, weights):
@@ -199,6 +206,8 @@ def _all_class_ids(logits, n_classes):
 
 class _ClassHead(Head):
     """Shared by the binary and multi-class heads: label vocabulary, classes, class ids, classify outputs."""
+
+    expected_label_dimension = 1  # one class id (or name) an example, not a one-hot row
 
     def __init__(self, n_classes, weight_column=None, label_vocabulary=None, loss_reduction=None, name=None,
                  loss_fn=None):

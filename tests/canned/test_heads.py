@@ -1,6 +1,7 @@
 """Heads on their own: losses as tf.estimator reduced them, metrics, predictions and export outputs."""
 
 import functools
+import os
 
 import numpy as np
 import pytest
@@ -87,3 +88,14 @@ def test_a_loss_fn_is_read_as_tf_estimator_read_it_kwargs_and_partials_included(
     assert float(head.loss(tf.constant([1.0, 0.0]), tf.constant([[2.0], [0.0]]))) == pytest.approx(3.0 * 1.0 / 2)
     with pytest.raises(ValueError, match="loss_fn takes"):  # logits bound by the partial: the head cannot give them
         canned.RegressionHead(loss_fn=functools.partial(scaled, logits=1.0))
+
+
+def test_one_hot_labels_into_a_class_id_head_are_refused_before_training_as_tf_estimator_refused_them(tmp_path):
+    columns = [tf.feature_column.numeric_column("x", shape=[2])]
+    classifier = canned.DNNClassifier([3], columns, model_dir=str(tmp_path), n_classes=3)
+    one_hot = tf.one_hot([0, 2, 1, 0], 3)
+    features = {"x": np.ones((4, 2), np.float32)}
+    with pytest.raises(ValueError, match=r"Mismatched label shape. Expected labels dimension=1.  Received 3. "
+                                         r"Suggested Fix: If your classifier expects one-hot encoding label"):
+        classifier.train(lambda: tf.data.Dataset.from_tensors((features, one_hot)).repeat(), steps=5)
+    assert not tf.io.gfile.glob(os.path.join(tmp_path, "model.ckpt-*"))  # refused before any step, nothing written
