@@ -59,6 +59,31 @@ def tensorflow_aliases(tree) -> Dict[str, str]:
     return aliases
 
 
+def _dotted(node):
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id] + parts[::-1]) if isinstance(node, ast.Name) else None
+
+
+def module_assignments(tree, tensorflow_aliases, modules):
+    """{local name: canonical module} for each module-level `name = tf.contrib.layers` whose module is one of
+    `modules` (TF1 programs bound contrib's modules so), with where each target stands ((row, col) as ast
+    counts), so the rules read `name.conv2d` as tf.contrib.layers.conv2d and leave the target alone."""
+    found, targets = {}, set()
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        dotted = _dotted(node.value)
+        head, _, rest = (dotted or "").partition(".")
+        canonical = tensorflow_aliases.get(head)
+        if canonical is not None and rest and f"{canonical}.{rest}" in modules:
+            found[node.targets[0].id] = f"{canonical}.{rest}"
+            targets.add((node.targets[0].lineno, node.targets[0].col_offset))
+    return found, targets
+
+
 def tensorflow_imports(tree):
     """ids of the ast.alias nodes that bind a name to a TensorFlow module (for scopes.shadowed_uses)."""
     found = set()

@@ -185,6 +185,12 @@ def _renames():
 
 RENAMES = _renames()
 
+# tf.contrib modules TF1 programs bound to a name (`layers = tf.contrib.layers`), as the module of this project
+# holding what the upgrade maps their names to (a name it does not map is still an ERROR where it is used).
+MODULE_RENAMES = {"tf.contrib.layers": "common.tf1.contrib", "tf.contrib.lookup": "common.tf1.contrib",
+                  "tf.contrib.rnn": "common.tf1.rnn_cell", "tf.contrib.learn": "common.training.learn",
+                  "tf.contrib.predictor": "common.tf1.predictor"}
+
 # What a TF1 original's tf.estimator names meant that TensorFlow 2.21 cannot say (it has no tf.estimator): TF1's
 # tf.estimator.DNNClassifier was the class tf.compat.v1.estimator kept, with TF1's defaults.
 TF1_MEANINGS = {"tf.estimator." + name: "tf.compat.v1.estimator." + name for name in TF1_DEFAULT_CANNED}

@@ -17,7 +17,8 @@ import tokenize
 
 from common.upgrade import aliases, idioms, positions, scopes, tf_names
 from common.upgrade.idioms import Change
-from common.upgrade.renames import KERAS_PREFIXES, REMOVED_CALLS, RENAMES, TF1_MEANINGS, UNSUPPORTED
+from common.upgrade.renames import (KERAS_PREFIXES, MODULE_RENAMES, REMOVED_CALLS, RENAMES, TF1_MEANINGS,
+                                     UNSUPPORTED)
 
 class NotRewritable(ValueError):
     """Valid Python the upgrade cannot rewrite without changing what it does not own."""
@@ -191,6 +192,11 @@ def _rewrite_name(tokens, first, last, name, tensorflow_aliases, tf1_program):
         moved = TF1_MEANINGS[tf1_prefix] + canonical[len(tf1_prefix):]
     else:
         moved = tf_names.compat_v1_name(canonical, True) if tf1_program and plain_tf else None
+    if canonical in MODULE_RENAMES:  # the module itself: spelled out, it is renamed; a name bound to it, kept
+        if "." not in name:
+            return [], [], name
+        return [(start, tokens[last].end, MODULE_RENAMES[canonical])], [
+            Change(start[0], start[1], f"renamed the module {canonical} to {MODULE_RENAMES[canonical]}")], canonical
     prefix, prefix_last = (None, None) if moved else _rename(tokens, first, canonical, head_size, head_tokens)
     if moved is None and prefix is None and plain_tf:
         moved = tf_names.compat_v1_name(canonical)
@@ -215,10 +221,14 @@ def _rewrite_name(tokens, first, last, name, tensorflow_aliases, tf1_program):
 
 def _tensorflow_names(source, tree, lines, tokens, tensorflow_aliases):
     """(name, first token, last token) of each dotted name the rules read: not on an import line, not a
-    local name that shadows a TensorFlow alias."""
+    local name that shadows a TensorFlow alias, not the target of a module alias (`layers = tf.contrib.layers`,
+    whose name is added to tensorflow_aliases here)."""
     import_lines = aliases.import_lines(tree)
+    assigned, targets = aliases.module_assignments(tree, tensorflow_aliases, MODULE_RENAMES)
+    tensorflow_aliases.update(assigned)
     shadowed = {positions.position(lines, *use) for use in scopes.shadowed_uses(
         tree, set(tensorflow_aliases), aliases.tensorflow_imports(tree))}
+    shadowed |= {positions.position(lines, *target) for target in targets}
     return [(name, first, last) for name, first, last in _dotted_names(tokens)
             if tokens[first].start[0] not in import_lines and tokens[first].start not in shadowed]
 

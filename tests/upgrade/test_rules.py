@@ -537,3 +537,27 @@ def test_contrib_estimator_heads_early_stopping_lookup_tables_and_learn_mode_key
                      "common.tf1.contrib.conv2d(images, 32, 5)"):
         assert expected in new, expected
     assert common.canned.heads.regression_head("w", 2).logits_dimension == 2
+
+
+def test_a_contrib_module_bound_to_a_name_is_read_through_it():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+
+        layers = tf.contrib.layers
+
+
+        def model(x):
+            net = layers.conv2d(x, 8, 3)
+            return layers.fully_connected(layers.flatten(net), 2, activation_fn=None)
+
+
+        def shadowed(layers):
+            return layers.conv2d
+        ''')
+    assert not [c for c in changes if c.refused]
+    assert "layers = common.tf1.contrib\n" in new
+    assert "net = common.tf1.contrib.conv2d(x, 8, 3)" in new
+    assert "common.tf1.contrib.fully_connected(common.tf1.contrib.flatten(net), 2, activation_fn=None)" in new
+    assert "def shadowed(layers):\n    return layers.conv2d" in new  # a parameter of that name is the caller's
+    import common.tf1.contrib
+    assert callable(common.tf1.contrib.conv2d)
