@@ -115,3 +115,32 @@ def test_a_stacked_lstm_gives_the_same_numbers_on_two_towers(tmp_path):
     halves = {key: value[:len(X)] for key, value in predicted.items()}
     for i, value in enumerate(_want(case, halves)):
         np.testing.assert_allclose(predicted[f"t{i}"], np.concatenate([value, value]), rtol=1e-5, atol=1e-6)
+
+
+def test_contribs_stacked_bidirectional_network_is_its_layers_of_bidirectional_rnns_under_contribs_names():
+    def ones(getter, name, *args, **kwargs):
+        kwargs["initializer"] = V1.constant_initializer(0.1)
+        return getter(name, *args, **kwargs)
+
+    with tf.Graph().as_default():
+        x = tf.constant(X)
+        with V1.variable_scope(V1.get_variable_scope(), custom_getter=ones):
+            stacked, states_fw, _ = rnn_cell.stack_bidirectional_dynamic_rnn(
+                [rnn_cell.GRUCell(3), rnn_cell.GRUCell(2)], [rnn_cell.GRUCell(3), rnn_cell.GRUCell(2)], x,
+                sequence_length=SEQ_LEN, dtype=tf.float32)
+            names = [v.op.name for v in V1.trainable_variables()]
+            with V1.variable_scope("by_hand"):
+                layer = x
+                for i, units in enumerate((3, 2)):
+                    with V1.variable_scope(f"cell_{i}"):
+                        outputs, _ = V1.nn.bidirectional_dynamic_rnn(rnn_cell.GRUCell(units), rnn_cell.GRUCell(units),
+                                                                     layer, sequence_length=SEQ_LEN, dtype=tf.float32)
+                    layer = tf.concat(outputs, 2)
+        with V1.Session() as session:
+            session.run(V1.global_variables_initializer())
+            got, want = session.run([stacked, layer])
+    assert names[0] == "stack_bidirectional_rnn/cell_0/bidirectional_rnn/fw/gru_cell/gates/kernel"
+    assert len(states_fw) == 2 and got.shape == (3, 4, 4)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.raises(ValueError, match="cells_fw and cells_bw must be non-empty lists of one length"):
+        rnn_cell.stack_bidirectional_dynamic_rnn([rnn_cell.GRUCell(2)], [], X, dtype=tf.float32)
