@@ -2,6 +2,7 @@
 hooks, turns the totals into results and writes them for TensorBoard."""
 
 import os
+import time
 
 import numpy as np
 import tensorflow as tf
@@ -14,11 +15,16 @@ def run(run_batches, hooks, context, steps, steps_per_loop):
     """Sums totals over `steps` batches (None: until the input ends).
 
     run_batches(count) -> loops.LoopResult whose values are {total: tensor}.
-    Hooks see the running mean loss after each call. Returns the summed
+    Hooks see the running mean loss after each call. Logs tf.estimator's
+    lines: its start, "Evaluation [n/steps]" a tenth of the steps apart (each
+    call's, with steps None), the time taken and its end. Returns the summed
     totals as numpy; ValueError when no batch ran.
     """
     for hook in hooks:
         hook.begin(context)
+    started = time.time()
+    logging.info("Starting evaluation at %s", time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)))
+    every = 1 if steps is None or steps < 20 else steps // 10  # tf.estimator's progress lines: a tenth apart
     totals, done, exhausted = None, 0, False
     while not exhausted and (steps is None or done < steps) and not context.stop_requested:
         count = steps_per_loop if steps is None else min(steps_per_loop, steps - done)
@@ -26,6 +32,10 @@ def run(run_batches, hooks, context, steps, steps_per_loop):
         exhausted = result.exhausted
         if result.steps == 0:
             break
+        if steps is None:
+            logging.info("Evaluation [%d]", done + result.steps)
+        elif (done + result.steps) // every > done // every or done + result.steps == steps:
+            logging.info("Evaluation [%d/%d]", done + result.steps, steps)
         done += result.steps
         batch_totals = {k: v.numpy() for k, v in result.values.items()}
         totals = batch_totals if totals is None else {k: totals[k] + batch_totals[k] for k in totals}
@@ -35,6 +45,8 @@ def run(run_batches, hooks, context, steps, steps_per_loop):
         raise ValueError("evaluate: input_fn yielded no data")
     for hook in hooks:
         hook.end(done, context)
+    logging.info("Inference Time : %.5fs", time.time() - started)
+    logging.info("Finished evaluation at %s", time.strftime("%Y-%m-%dT%H:%M:%S"))
     return totals
 
 

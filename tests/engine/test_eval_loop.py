@@ -63,3 +63,18 @@ def test_write_results_puts_named_evaluations_in_their_own_folder(tmp_path):
     scalars = summaries.read_scalars(str(tmp_path / "eval_validation"))
     assert scalars == {"accuracy": [(30, 0.75)], "loss": [(30, 0.5)]}
     np.testing.assert_equal(summaries.read_scalars(str(tmp_path / "eval")), {})
+
+
+def test_it_logs_tf_estimators_progress_lines(caplog):
+    caplog.set_level("INFO")
+    batches = batches_of([1.0] * 40, [[1]] * 40)
+    eval_loop.run(batches, [], hooks.RunContext("/x", ("loss",)), steps=40, steps_per_loop=1)
+    progress = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Evaluation [")]
+    assert progress == [f"Evaluation [{n}/40]" for n in range(4, 41, 4)]  # a tenth of the steps apart
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages[0].startswith("Starting evaluation at ") and messages[-1].startswith("Finished evaluation at ")
+    assert messages[-2].startswith("Inference Time : ")
+    caplog.clear()
+    eval_loop.run(batches_of([1.0] * 3, [[1]] * 3), [], hooks.RunContext("/x", ("loss",)), None, 2)
+    assert [r.getMessage() for r in caplog.records if r.getMessage().startswith("Evaluation [")] == [
+        "Evaluation [2]", "Evaluation [3]"]
