@@ -22,7 +22,9 @@ TensorFlow's public API cannot install a variable store or name the
 collections the store and the scope counts live in
 (tensorflow.python.ops.variable_scope's _VARSTORE_KEY and
 _VARSCOPESTORE_KEY), nor read whether tensor equality is on
-(tf.Tensor._USE_EQUALITY); this module is the one place they are read.
+(tf.Tensor._USE_EQUALITY), nor give an eager variable the `op` TF1 code reads
+its name from (`var.op.name`: VariableOp, where TensorFlow raises); this
+module is the one place they are read or set.
 """
 
 import contextlib
@@ -31,6 +33,7 @@ import dataclasses
 from typing import Optional
 
 import tensorflow as tf
+from tensorflow.python.ops import resource_variable_ops
 from tensorflow.python.ops import variable_scope as tf1_scopes
 
 GraphKeys = tf.compat.v1.GraphKeys
@@ -209,3 +212,29 @@ def collect(variable):
     _add_once(GraphKeys.GLOBAL_VARIABLES, variable)
     if variable.trainable:
         _add_once(GraphKeys.TRAINABLE_VARIABLES, variable)
+
+
+class VariableOp:
+    """What TF1 code reads of a variable's op in its graph (`var.op.name`: slim's summaries, many TF1
+    optimizers, name filters), for a variable model_fn's store made outside the function graph, whose eager
+    handle has no op."""
+
+    type = "VarHandleOp"
+
+    def __init__(self, variable):
+        self.name = variable.name.split(":")[0]
+        self.device = variable.device
+        self.outputs = [variable.handle]
+
+
+_GRAPH_OP = resource_variable_ops.BaseResourceVariable.op
+
+
+def _op(variable):
+    try:
+        return _GRAPH_OP.fget(variable)
+    except AttributeError:  # "Tensor.op is undefined when eager execution is enabled"
+        return VariableOp(variable)
+
+
+resource_variable_ops.BaseResourceVariable.op = property(_op, doc=_GRAPH_OP.__doc__)

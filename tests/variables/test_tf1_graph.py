@@ -113,3 +113,21 @@ def test_inside_a_fresh_graph_tensors_and_variables_compare_and_hash_by_identity
     traced()
     assert seen["kept"] == [w] and seen["equal"] == (False, True)
     assert tf.Tensor._USE_EQUALITY
+
+
+def test_variables_in_model_fn_answer_tf1s_op_name(tmp_path):
+    import common
+    from common.tf1 import train as tf1_train
+    seen = []
+
+    def model_fn(features, labels, mode):
+        with tf.compat.v1.variable_scope("block"):
+            weight = tf.compat.v1.get_variable("w", [1], initializer=tf.compat.v1.zeros_initializer())
+        seen.append([(v.op.name, v.op.type) for v in [weight] + tf.compat.v1.trainable_variables()])
+        loss = tf.reduce_mean(tf.square(features * weight - labels))
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(loss))
+
+    common.Estimator(model_fn, str(tmp_path)).train(lambda: tf.data.Dataset.from_tensors(([1.0], [2.0])), steps=1)
+    assert seen and all(names == [("block/w", "VarHandleOp")] * 2 for names in seen)
+    with tf.Graph().as_default():  # a graph's own variables keep their real op
+        assert tf.compat.v1.get_variable("v", [1]).op.type == "VarHandleOp"
