@@ -1,0 +1,49 @@
+"""tf.compat.v1.train.Saver made inside model_fn: a record of what it asked, building nothing.
+
+TF1 programs made a Saver in model_fn to hand tf.estimator through
+`Scaffold(saver=...)` (a sharded one, a subset of the variables). In TF1's
+graph its save and restore ops ran only when a session ran them; traced into
+this project's step function they would run at every step (a restore of a
+file that is not there, `./model.*` written beside the program). So inside
+model_fn the Saver records its arguments and builds nothing: the model dir's
+checkpoints are the Estimator's, under the variables' own names, every
+`RunConfig.save_checkpoints_*`, keeping `keep_checkpoint_max`. Outside
+model_fn it is TensorFlow's Saver.
+"""
+
+import tensorflow as tf
+from absl import logging
+
+from common.variables import registry
+
+
+class Saver:
+    """tf.compat.v1.train.Saver (see the module)."""
+
+    def __new__(cls, var_list=None, *args, **kwargs):
+        if not registry.running_model_fn():
+            return tf.compat.v1.train.Saver(var_list, *args, **kwargs)
+        return super().__new__(cls)
+
+    def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
+                 keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False, saver_def=None,
+                 builder=None, defer_build=False, allow_empty=False, write_version=None, pad_step_number=False,
+                 save_relative_paths=False, filename=None):
+        self.var_list = var_list
+        self.max_to_keep = max_to_keep
+        self.keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
+        if isinstance(var_list, dict) and any(key != getattr(v, "name", key).split(":")[0]
+                                              for key, v in var_list.items()):
+            logging.warning("tf.train.Saver in model_fn names variables otherwise than they are named; the "
+                            "Estimator's checkpoints keep the variables' own names")
+
+    def _refuse(self, what):
+        raise RuntimeError(f"Saver.{what}() inside model_fn: there is no session here; the Estimator writes and "
+                           "restores the model dir's checkpoints itself (RunConfig.save_checkpoints_steps / "
+                           "keep_checkpoint_max, warm_start_from, tf.compat.v1.train.init_from_checkpoint)")
+
+    def save(self, *args, **kwargs):
+        self._refuse("save")
+
+    def restore(self, *args, **kwargs):
+        self._refuse("restore")
