@@ -1,7 +1,7 @@
 """Records a kind's TF 2.15 fixture: `<kind>/model` (the model dir after 6 steps: its checkpoint only) and
 `<kind>/reference.json` (TF 2.15's evaluate, predict, export signatures, resume to step 9, TensorBoard tags,
-checkpoint names), by running `<kind>/program.py` (a TF 2.15 program) with TensorFlow 2.15.1 +
-tensorflow-estimator 2.15.0:
+checkpoint names), by running `<kind>/program.py` (a TF 2.15 program) through driver.py with TensorFlow
+2.15.1 + tensorflow-estimator 2.15.0:
 
     python record.py KIND --tf215=/path/to/tf215/bin/python
     python record.py KIND --tf215=... --rollback=DIR   # TF 2.15 on a model dir this project resumed to step 9
@@ -24,8 +24,8 @@ ENV = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="0", TF_CPP_MIN_LOG_LEVEL="2", PYTH
 
 def run(python, kind, *args):
     """program.py's RESULT line, as JSON."""
-    done = subprocess.run([python, "program.py", *args], cwd=os.path.join(HERE, kind), env=ENV,
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run([python, os.path.join(HERE, "driver.py"), kind, *args], env=ENV, capture_output=True,
+                          text=True, check=True)
     line = next(line for line in done.stdout.splitlines() if line.startswith("RESULT "))
     return json.loads(line[len("RESULT "):])
 
