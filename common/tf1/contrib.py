@@ -172,6 +172,20 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
         return outputs if activation_fn is None else activation_fn(outputs)
 
 
+def _normalized_or_biased(outputs, normalizer_fn, normalizer_params, biases_initializer, biases_regularizer,
+                          trainable, data_format=None):
+    """contrib's layers' tail: the normalizer when given, else "biases" (none with biases_initializer=False)."""
+    if normalizer_fn is not None:
+        return normalizer_fn(outputs, **(normalizer_params or {}))
+    if biases_initializer is False:
+        return outputs
+    channels = int(outputs.shape[1 if data_format == "NCHW" else -1])
+    biases = tf.compat.v1.get_variable("biases", [channels], outputs.dtype,
+                                       initializer=biases_initializer or tf.compat.v1.zeros_initializer(),
+                                       regularizer=biases_regularizer, trainable=trainable)
+    return tf.nn.bias_add(outputs, biases, data_format=data_format)
+
+
 def fully_connected(inputs, num_outputs, activation_fn=tf.nn.relu, normalizer_fn=None, normalizer_params=None,
                     weights_initializer=None, weights_regularizer=None, biases_initializer=None,
                     biases_regularizer=None, reuse=None, variables_collections=None, outputs_collections=None,
@@ -186,13 +200,8 @@ def fully_connected(inputs, num_outputs, activation_fn=tf.nn.relu, normalizer_fn
             initializer=weights_initializer or xavier_initializer(), regularizer=weights_regularizer,
             trainable=trainable)
         outputs = tf.tensordot(inputs, weights, [[inputs.shape.rank - 1], [0]])
-        if normalizer_fn is not None:
-            outputs = normalizer_fn(outputs, **(normalizer_params or {}))
-        elif biases_initializer is not False:
-            biases = tf.compat.v1.get_variable("biases", [num_outputs], inputs.dtype,
-                                               initializer=biases_initializer or tf.compat.v1.zeros_initializer(),
-                                               regularizer=biases_regularizer, trainable=trainable)
-            outputs = tf.nn.bias_add(outputs, biases)
+        outputs = _normalized_or_biased(outputs, normalizer_fn, normalizer_params, biases_initializer,
+                                        biases_regularizer, trainable)
         return outputs if activation_fn is None else activation_fn(outputs)
 
 
@@ -338,13 +347,8 @@ def conv2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_form
                                             regularizer=weights_regularizer, trainable=trainable)
         outputs = tf.nn.convolution(inputs, weights, strides=_pair(stride), padding=padding,
                                     dilations=_pair(rate), data_format="NCHW" if channels_first else "NHWC")
-        if normalizer_fn is not None:
-            outputs = normalizer_fn(outputs, **(normalizer_params or {}))
-        elif biases_initializer is not False:
-            biases = tf.compat.v1.get_variable("biases", [num_outputs], inputs.dtype,
-                                               initializer=biases_initializer or tf.compat.v1.zeros_initializer(),
-                                               regularizer=biases_regularizer, trainable=trainable)
-            outputs = tf.nn.bias_add(outputs, biases, data_format="NCHW" if channels_first else "NHWC")
+        outputs = _normalized_or_biased(outputs, normalizer_fn, normalizer_params, biases_initializer,
+                                        biases_regularizer, trainable, "NCHW" if channels_first else "NHWC")
         return outputs if activation_fn is None else activation_fn(outputs)
 
 
