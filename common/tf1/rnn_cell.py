@@ -66,3 +66,11 @@ def _stack(cells_fw, cells_bw, inputs, initial_states_fw, initial_states_bw, sco
             states_fw.append(state_fw)
             states_bw.append(state_bw)
     return layer, tuple(states_fw), tuple(states_bw)
+
+
+def LSTMBlockCell(num_units, forget_bias=1.0, cell_clip=None, use_peephole=False, dtype=None, reuse=None,  # noqa: N802
+                  name="lstm_cell"):
+    """contrib.rnn's fused LSTM cell, as TF1's LSTMCell of the same gates and names ("lstm_cell/kernel",
+    "lstm_cell/bias", the i, j, f, o gate order): the block kernel computed the same cell in one op."""
+    return LSTMCell(num_units, use_peepholes=use_peephole, cell_clip=cell_clip, forget_bias=forget_bias,
+                    reuse=reuse, name=name, dtype=dtype)

@@ -157,7 +157,7 @@ def _renames():
             renames[prefix + name] = "common.tf1.rnn_cell." + name
     for name in ("static_rnn", "static_bidirectional_rnn"):
         renames["tf.contrib.rnn." + name] = "tf.compat.v1.nn." + name
-    for name in ("stack_bidirectional_dynamic_rnn", "stack_bidirectional_rnn"):
+    for name in ("stack_bidirectional_dynamic_rnn", "stack_bidirectional_rnn", "LSTMBlockCell"):
         renames["tf.contrib.rnn." + name] = "common.tf1.rnn_cell." + name
     for name in CONTRIB_DATA_CORE:
         renames["tf.contrib.data." + name] = "tf.data." + name

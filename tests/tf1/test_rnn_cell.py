@@ -144,3 +144,13 @@ def test_contribs_stacked_bidirectional_network_is_its_layers_of_bidirectional_r
     np.testing.assert_allclose(got, want, rtol=1e-6)
     with pytest.raises(ValueError, match="cells_fw and cells_bw must be non-empty lists of one length"):
         rnn_cell.stack_bidirectional_dynamic_rnn([rnn_cell.GRUCell(2)], [], X, dtype=tf.float32)
+
+
+def test_contribs_block_lstm_cell_is_tf1s_lstm_cell_of_its_names():
+    with tf.Graph().as_default():
+        cell = rnn_cell.LSTMBlockCell(3, use_peephole=True)
+        V1.nn.dynamic_rnn(cell, tf.zeros([2, 4, 5]), dtype=tf.float32)
+        names = [v.op.name for v in V1.trainable_variables()]
+    assert isinstance(cell, rnn_cell.LSTMCell)
+    assert names == ["rnn/lstm_cell/kernel", "rnn/lstm_cell/bias", "rnn/lstm_cell/w_f_diag", "rnn/lstm_cell/w_i_diag",
+                     "rnn/lstm_cell/w_o_diag"]

@@ -525,6 +525,7 @@ def test_contrib_estimator_heads_early_stopping_lookup_tables_and_learn_mode_key
         infer = mode == tf.contrib.learn.ModeKeys.INFER
         train = tf.contrib.layers.optimize_loss(loss, step, 0.1, "Adam")
         net = tf.contrib.layers.conv2d(images, 32, 5)
+        cell = tf.contrib.rnn.LSTMBlockCell(8)
         ''')
     assert not [c for c in changes if c.refused]
     for expected in ('common.canned.BinaryClassHead(weight_column="w")',
@@ -534,7 +535,7 @@ def test_contrib_estimator_heads_early_stopping_lookup_tables_and_learn_mode_key
                      'common.tf1.contrib.index_to_string_table_from_file("vocab.txt")',
                      "mode == common.training.learn.ModeKeys.INFER",
                      'common.tf1.contrib.optimize_loss(loss, step, 0.1, "Adam")',
-                     "common.tf1.contrib.conv2d(images, 32, 5)"):
+                     "common.tf1.contrib.conv2d(images, 32, 5)", "common.tf1.rnn_cell.LSTMBlockCell(8)"):
         assert expected in new, expected
     assert common.canned.heads.regression_head("w", 2).logits_dimension == 2
 
