@@ -8,7 +8,8 @@ official CIFAR-10 estimator example ran so. Here the Experiment holds the
 same pieces and runs them on this project's Estimator: `train` and
 `evaluate` call it, `train_and_evaluate` trains to train_steps and then
 evaluates eval_steps batches (returning (metrics, export results) as
-Experiment did), `test` trains and evaluates one step each.
+Experiment did, its export strategies exporting after the evaluations),
+`test` trains and evaluates one step each.
 """
 
 import inspect
@@ -18,6 +19,7 @@ import urllib.request
 from absl import logging
 
 from common.estimator.run_config import USE_DEFAULT
+from common.export import exporters, receivers
 from common.estimator.run_config import RunConfig as _RunConfig
 from common.training import evaluator, train_eval
 
@@ -68,9 +70,9 @@ class Experiment:
         if eval_metrics is not None:
             raise ValueError("Experiment: eval_metrics must be None with a tf.estimator Estimator (as contrib "
                              "said); return the metrics in EstimatorSpec(eval_metric_ops=...)")
-        if export_strategies or checkpoint_and_export or saving_listeners:
-            raise NotImplementedError("Experiment: export_strategies, checkpoint_and_export and saving_listeners "
-                                      "are not supported; use common.train_and_evaluate with EvalSpec(exporters=...)")
+        if checkpoint_and_export or saving_listeners:
+            raise NotImplementedError("Experiment: checkpoint_and_export and saving_listeners are not supported; "
+                                      "use common.train_and_evaluate with EvalSpec(exporters=...)")
         self.estimator = estimator
         self.train_input_fn, self.eval_input_fn = train_input_fn, eval_input_fn
         self.train_steps, self.eval_steps = train_steps, eval_steps
@@ -79,14 +81,17 @@ class Experiment:
         self.eval_delay_secs = eval_delay_secs
         self.continuous_eval_throttle_secs = continuous_eval_throttle_secs
         self.min_eval_frequency = min_eval_frequency
+        self.reset_export_strategies(export_strategies)
 
     def extend_train_hooks(self, additional_hooks):
         self.train_hooks.extend(additional_hooks)
 
     def reset_export_strategies(self, new_export_strategies=None):
-        if new_export_strategies:
-            raise NotImplementedError("Experiment: export strategies are not supported; use EvalSpec(exporters=...)")
-        return []
+        """Sets the export strategies (exporters: make_export_strategy's), returning the previous ones."""
+        previous = getattr(self, "export_strategies", [])
+        given = new_export_strategies or []
+        self.export_strategies = list(given) if isinstance(given, (list, tuple)) else [given]
+        return previous
 
     def train(self, delay_secs=None):
         del delay_secs  # a worker's start delay: one host trains at once
@@ -101,7 +106,7 @@ class Experiment:
         return train_eval.train_and_evaluate(
             self.estimator, train_eval.TrainSpec(self.train_input_fn, self.train_steps, self.train_hooks),
             train_eval.EvalSpec(self.eval_input_fn, self.eval_steps, hooks=self.eval_hooks,
-                                throttle_secs=self.continuous_eval_throttle_secs))
+                                exporters=self.export_strategies, throttle_secs=self.continuous_eval_throttle_secs))
 
     def continuous_eval(self):
         """The evaluator's schedule: each new checkpoint evaluated until training ends."""
@@ -114,6 +119,21 @@ class Experiment:
         """One training step and one evaluation step, as contrib's smoke test ran them."""
         self.estimator.train(self.train_input_fn, steps=1, hooks=self.train_hooks)
         return self.estimator.evaluate(self.eval_input_fn, steps=1, hooks=self.eval_hooks)
+
+
+def make_export_strategy(serving_input_fn, default_output_alternative_key=None, assets_extra=None, as_text=False,
+                         exports_to_keep=5, strip_default_attrs=None):
+    """contrib.learn's export strategy: after each evaluation, a SavedModel under model_dir/export/Servo/, the
+    newest exports_to_keep kept (a LatestExporter named "Servo", as contrib named its strategy)."""
+    del default_output_alternative_key, strip_default_attrs  # (the export's default signature is serving_default)
+    return exporters.LatestExporter("Servo", serving_input_fn, assets_extra=assets_extra, as_text=as_text,
+                                    exports_to_keep=exports_to_keep)
+
+
+def InputFnOps(features, labels, default_inputs):  # noqa: N802 -- contrib.learn's namedtuple
+    """contrib.learn's serving input (features, labels, the tensors a request feeds): a ServingInputReceiver."""
+    del labels  # (a serving input has none)
+    return receivers.ServingInputReceiver(features, default_inputs)
 
 
 def _default_schedule(run_config):

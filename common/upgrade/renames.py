@@ -151,6 +151,13 @@ def _renames():
         renames[module + "run"] = "common.training.learn.run"
     for module in ("tf.contrib.learn.datasets.base.", "tf.contrib.learn.python.learn.datasets.base."):
         renames[module + "maybe_download"] = "common.training.learn.maybe_download"
+    for module in ("tf.contrib.learn.", "tf.contrib.learn.utils.saved_model_export_utils.",
+                   "tf.contrib.learn.python.learn.utils.saved_model_export_utils."):
+        renames[module + "make_export_strategy"] = "common.training.learn.make_export_strategy"
+    for module in ("tf.contrib.learn.", "tf.contrib.learn.utils.input_fn_utils.",
+                   "tf.contrib.learn.python.learn.utils.input_fn_utils."):
+        renames[module + "InputFnOps"] = "common.training.learn.InputFnOps"
+        renames[module + "build_parsing_serving_input_fn"] = "common.build_parsing_serving_input_receiver_fn"
     renames["tf.contrib.predictor.from_saved_model"] = "common.tf1.predictor.from_saved_model"
     for prefix in ("tf.nn.rnn_cell.", "tf.compat.v1.nn.rnn_cell.", "tf.contrib.rnn."):
         for name in RNN_CELL_NAMES:

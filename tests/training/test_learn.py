@@ -1,5 +1,7 @@
 """tf.contrib.learn's Experiment, learn_runner.run, RunConfig and maybe_download on this project's Estimator."""
 
+import os
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -15,6 +17,8 @@ Y = 3 * X
 
 def model_fn(features, labels, mode, params):
     weight = tf.compat.v1.get_variable("w", [1, 1], initializer=tf.compat.v1.zeros_initializer())
+    if mode == common.ModeKeys.PREDICT:  # (served: the request's features, by name)
+        return common.EstimatorSpec(mode, predictions=tf.matmul(features["x"], weight))
     loss = tf.reduce_mean(tf.square(tf.matmul(features, weight) - labels))
     return common.EstimatorSpec(mode, loss=loss, eval_metric_ops={"w": common.tf1.metrics.mean(weight)},
                                 train_op=tf1_train.GradientDescentOptimizer(params.rate).minimize(loss))
@@ -60,8 +64,8 @@ def test_what_contrib_learn_did_that_has_no_counterpart_is_refused_by_name(tmp_p
     estimator = common.Estimator(model_fn, str(tmp_path), params=HParams(rate=0.1))
     with pytest.raises(ValueError, match="eval_metrics must be None with a tf.estimator Estimator"):
         learn.Experiment(estimator, train_input, eval_input, eval_metrics={"a": None})
-    with pytest.raises(NotImplementedError, match="export_strategies, checkpoint_and_export and saving_listeners"):
-        learn.Experiment(estimator, train_input, eval_input, export_strategies=[object()])
+    with pytest.raises(NotImplementedError, match="checkpoint_and_export and saving_listeners are not supported"):
+        learn.Experiment(estimator, train_input, eval_input, checkpoint_and_export=True)
     monkeypatch.setenv("TF_CONFIG", '{"cluster": {"chief": ["h:1"], "ps": ["h:2"]}, "task": {"type": "ps", '
                                     '"index": 0}}')
     with pytest.raises(NotImplementedError, match="parameter-server training"):
@@ -97,3 +101,21 @@ def test_contribs_run_config_is_a_class_programs_subclass_and_replace_keeps_the_
     est = common.Estimator(model_fn, config=config, params=HParams(rate=0.1))
     est.train(train_input, steps=1)
     assert est.config.uid() == "uid"
+
+
+def test_an_export_strategy_exports_after_the_evaluation_under_export_servo(tmp_path):
+    def serving_input_fn():  # contrib's InputFnOps(features, labels, default_inputs)
+        rows = common.placeholder(tf.float32, [None, 1], name="x")
+        return learn.InputFnOps({"x": rows}, None, {"x": rows})
+
+    def experiment_fn(run_config, hparams):
+        estimator = common.Estimator(model_fn, config=run_config, params=hparams)
+        return learn.Experiment(estimator, train_input, eval_input, train_steps=2, eval_steps=1,
+                                export_strategies=[learn.make_export_strategy(serving_input_fn, exports_to_keep=1)])
+
+    metrics, exports = learn.run(experiment_fn, run_config=learn.RunConfig(model_dir=str(tmp_path)),
+                                 hparams=HParams(rate=0.1))
+    (path,) = exports
+    assert os.path.dirname(path) == os.path.join(str(tmp_path), "export", "Servo") and metrics["global_step"] == 2
+    served = tf.saved_model.load(path).signatures["serving_default"](x=tf.constant([[2.0]]))
+    assert list(served) == ["output"]
