@@ -14,6 +14,7 @@ import inspect
 from typing import Callable, Dict, NamedTuple, Optional, Tuple
 
 import keras
+import numpy as np
 import tensorflow as tf
 from absl import logging
 
@@ -90,6 +91,18 @@ class ProbeInfo:
 def _step_view(device):
     with tf.init_scope(), tf.device(device):
         return tf.Variable(0, dtype=tf.int64, trainable=False, name="global_step")
+
+
+def _set_random_seed(seed):
+    """keras.utils.set_random_seed (TensorFlow's, Python's, NumPy's and Keras's seeds), also where the program
+    rebound np.random.seed to a number (TF1 notebooks did, by mistake; TF1 seeded only its graph)."""
+    rebound = np.random.seed
+    if not callable(rebound):
+        np.random.seed = np.random.mtrand.seed
+    try:
+        keras.utils.set_random_seed(seed)
+    finally:
+        np.random.seed = rebound
 
 
 class ModelBuilder:
@@ -172,7 +185,7 @@ class ModelBuilder:
         first = not self.built
         if first:
             if self._config.tf_random_seed is not None:
-                keras.utils.set_random_seed(self._config.tf_random_seed)
+                _set_random_seed(self._config.tf_random_seed)
             self.registry = ModelRegistry(self._plan.consolidation_device)
             if len(self._plan.variable_devices) > 1:
                 self._balancer = placement.GreedyLoadBalancer(self._plan.variable_devices)

@@ -259,7 +259,6 @@ def check_compatible(path, variables, required, renamed=None):
         )
 
 
-_TF1_NON_SLOT = re.compile(r"^beta[12]_power(_\d+)?$")  # TF1 Adam's accumulators, beside the slots
 
 
 def tf_estimator_optimizer_state(saved, variables):
@@ -274,8 +273,9 @@ def tf_estimator_optimizer_state(saved, variables):
         if name in variables:
             continue
         parent = name.rsplit("/", 1)[0]
-        if parent in model or name.startswith((tf_estimator_names.KERAS2_SCOPE, "optimizer/")) \
-                or "/.OPTIMIZER_SLOT/" in name or _TF1_NON_SLOT.match(name):
+        by_partition = parent.endswith("/t_0") and parent[:-len("/t_0")] in model  # (a v1 premade's slots)
+        if parent in model or by_partition or name.startswith((tf_estimator_names.KERAS2_SCOPE, "optimizer/")) \
+                or "/.OPTIMIZER_SLOT/" in name or tf_estimator_names.TF1_NON_SLOT.match(name.rsplit("/", 1)[-1]):
             found.add(name)
     return found
 

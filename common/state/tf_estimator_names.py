@@ -10,6 +10,10 @@ three places, and its optimizer state differently:
   the global step. The project trains TF1's optimizer there (slots
   "<variable>/Adagrad") or, for an optimizer instance, a Keras 3 one
   ("model_fn/adam/dnn_logits_kernel_momentum").
+- tf.compat.v1's premade estimators given a TF1 optimizer: its slots under
+  the variable's partition ("dnn/logits/kernel/t_0/Adam", the project's
+  "dnn/logits/kernel/Adam"), Adam's accumulators under the head
+  ("dnn/head/beta1_power").
 - model_to_estimator: tf.estimator saved the Keras model object by object
   ("layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE", the step as
   "estimator_global_step/..."), the project by name
@@ -35,6 +39,7 @@ _KERAS3_SLOTS = {"Adam": {"momentum": "m", "velocity": "v"}, "Adagrad": {"accumu
 _KERAS3_STATE = re.compile(r"^(?:model_fn/[a-z_]+|optimizer)/(?P<path>.+)_(?P<kind>momentum|velocity|accumulator|"
                            r"average_gradient|linear|norm|m)$")
 _OBJECT_LAYER = re.compile(r"^layer_with_weights-(\d+)/")
+TF1_NON_SLOT = re.compile(r"^beta[12]_power(_\d+)?$")  # TF1 Adam's accumulators, beside the slots
 KERAS_MODEL_MODULE = "keras_model/"  # common.estimator.keras' module
 
 
@@ -115,6 +120,14 @@ def saved_names(saved, wanted):
             found[name] = name[len("model_fn/"):]
             continue
         variable, _, suffix = name.rpartition("/")
+        if f"{variable}/t_0/{suffix}" in saved:  # (a v1 premade's TF1 optimizer slot, by partition)
+            found[name] = f"{variable}/t_0/{suffix}"
+            continue
+        if TF1_NON_SLOT.match(name):
+            scoped = [old for old in saved if old.endswith("/" + name)]
+            if len(scoped) == 1:  # (under the v1 premade head's scope)
+                found[name] = scoped[0]
+                continue
         if suffix in _TF1_SLOTS:
             optimizer, slot = _TF1_SLOTS[suffix]
             candidate = f"{KERAS2_SCOPE}{optimizer}/{variable}/{slot}"

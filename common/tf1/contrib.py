@@ -382,3 +382,16 @@ def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True, outputs_c
 def linear(inputs, num_outputs, **kwargs):
     """contrib.layers.linear: fully_connected without an activation."""
     return fully_connected(inputs, num_outputs, activation_fn=None, **kwargs)
+
+
+def stack(inputs, layer, stack_args, **kwargs):
+    """contrib.layers.stack: `layer` applied once per entry of stack_args (its arguments), each in scope
+    "<layer's name>_<i>" inside "Stack" (or `scope`)."""
+    scope = kwargs.pop("scope", None)
+    with tf.compat.v1.variable_scope(scope, "Stack", [inputs]):
+        name = scope or getattr(layer, "__name__", None) or getattr(getattr(layer, "func", None), "__name__", "stack")
+        outputs = tf.convert_to_tensor(inputs)
+        for index, arguments in enumerate(stack_args):
+            arguments = arguments if isinstance(arguments, (list, tuple)) else [arguments]
+            outputs = layer(outputs, *arguments, **dict(kwargs, scope=f"{name}_{index + 1}"))
+        return outputs

@@ -122,3 +122,9 @@ def dataset_of(call, what="input_fn"):
         return graph_input.as_tuples(result)  # [features, labels] and per-tower lists, as tf.estimator read them
 
     return source.map(per_element)
+
+
+def match_filenames_once(pattern, name=None):
+    """tf.compat.v1.train.match_filenames_once as a queue input reads it: the files matching `pattern` (TF 2's
+    version is a resource variable, which TF1's string_input_producer refuses to take in a graph)."""
+    return tf.io.matching_files(pattern, name=name)

@@ -45,7 +45,7 @@ TF1_DEFAULT_CANNED = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearCl
                       "BaselineClassifier", "BaselineRegressor")  # tf.compat.v1.estimator's: other defaults
 CONTRIB_NAMES = {"tf.contrib.layers.": ("layer_norm", "xavier_initializer", "l2_regularizer", "embed_sequence",
                                         "flatten", "batch_norm", "fully_connected", "optimize_loss", "conv2d",
-                                        "convolution2d", "max_pool2d", "avg_pool2d", "dropout", "linear"),
+                                        "convolution2d", "max_pool2d", "avg_pool2d", "dropout", "linear", "stack"),
                  "tf.contrib.lookup.": ("index_table_from_tensor", "index_to_string_table_from_tensor",
                                         "index_table_from_file", "index_to_string_table_from_file")}
 CONTRIB_HEADS = {"binary_classification_head": "common.canned.BinaryClassHead",
@@ -117,6 +117,8 @@ def _renames():
     renames["tf.contrib.estimator.add_metrics"] = "common.add_metrics"
     for name in ("tf.compat.v1.trainable_variables", "tf.trainable_variables"):
         renames[name] = "common.tf1.variables.trainable_variables"
+    for name in ("tf.compat.v1.train.match_filenames_once", "tf.train.match_filenames_once"):
+        renames[name] = "common.tf1.data.match_filenames_once"
     for name in ("tf.compat.v1.data.make_one_shot_iterator", "tf.data.make_one_shot_iterator"):
         renames[name] = "common.tf1.data.make_one_shot_iterator"
     for prefix in ("tf.contrib.framework.", "tf.python.training.training_util.", "tf.compat.v1.train."):

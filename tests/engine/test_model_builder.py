@@ -3,6 +3,7 @@
 import re
 
 import keras
+import numpy as np
 import pytest
 import tensorflow as tf
 
@@ -95,3 +96,12 @@ def test_variables_are_placed_by_the_plan_and_the_spec_hooks_are_reported():
 def test_a_model_fn_without_features_is_refused():
     with pytest.raises(ValueError, match="model_fn must take an argument named 'features'"):
         ModelBuilder(lambda inputs, mode: None, {}, common.RunConfig(), None)
+
+
+def test_a_program_that_rebound_numpys_seed_to_a_number_still_trains_with_its_tf_random_seed(tmp_path, monkeypatch):
+    monkeypatch.setattr(np.random, "seed", 19830610)  # a TF1 notebook's `np.random.seed = 19830610`
+    est = common.Estimator(models.classifier_fn, str(tmp_path), params={"hidden": 2},
+                           config=common.RunConfig(tf_random_seed=3))
+    features, labels = models.blobs(16)
+    est.train(models.one_batch(features, labels, 8), steps=1)
+    assert np.random.seed == 19830610 and est.get_variable_value("global_step") == 1

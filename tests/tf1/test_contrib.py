@@ -162,3 +162,12 @@ def test_contribs_conv2d_pools_and_dropout_compute_as_tf1_named_them():
     assert got_max.shape == got_avg.shape == (2, 3, 3, 4)
     np.testing.assert_allclose(got_max[:, 0, 0], got_conv[:, :2, :2].max((1, 2)), rtol=1e-6)
     np.testing.assert_array_equal(got_kept, x)  # no dropout outside training
+
+
+def test_contribs_stack_applies_a_layer_once_per_argument_in_numbered_scopes():
+    with tf.Graph().as_default():
+        out = contrib.stack(tf.zeros([2, 3]), contrib.fully_connected, [5, 4, 2])
+        names = [v.op.name for v in tf.compat.v1.trainable_variables()]
+    assert out.shape == (2, 2)
+    assert names[:2] == ["Stack/fully_connected_1/weights", "Stack/fully_connected_1/biases"]
+    assert names[-2:] == ["Stack/fully_connected_3/weights", "Stack/fully_connected_3/biases"]

@@ -121,3 +121,14 @@ def test_a_queue_input_fn_trains_on_two_towers_until_its_epochs_end_and_evaluate
     assert result["global_step"] == 6 and np.isfinite(result["loss"])
     est.train(input_fn, steps=2)  # a new train() call reads the input from its start again
     assert est.get_variable_value("global_step") == 8
+
+
+def test_match_filenames_once_feeds_a_queue_input_built_in_a_graph(record_files, tmp_path):
+    def input_fn():
+        files = tf1_data.match_filenames_once(str(tmp_path / "file_*.tfrecord"))  # TF 2's own refuses a graph queue
+        reader = V1.TFRecordReader()
+        _, serialized = reader.read(V1.train.string_input_producer(files, num_epochs=1, shuffle=False))
+        return V1.train.batch([V1.parse_single_example(serialized, FEATURES)["id"]], batch_size=12)
+
+    (batch,) = list(tf1_data.dataset_of(input_fn).as_numpy_iterator())
+    assert sorted(batch.tolist()) == list(range(7)) + list(range(100, 105))

@@ -42,6 +42,13 @@ def tags(python, folder):
     return json.loads(done.stdout)
 
 
+def checkpoint_variables(python, folder):
+    code = ("import json, sys, tensorflow as tf\n"
+            "print(json.dumps({name: shape for name, shape in tf.train.list_variables(sys.argv[1])}))")
+    done = subprocess.run([python, "-c", code, folder], env=ENV, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
 def record(kind, python):
     work = tempfile.mkdtemp()
     model, resumed = os.path.join(work, "model"), os.path.join(work, "resumed")
@@ -52,6 +59,7 @@ def record(kind, python):
     reference["export"] = run(python, kind, model, "export", os.path.join(work, "export"))
     reference["resume_train9"] = run(python, kind, resumed, "train", "9")
     reference["tags"] = {"model_step6": tags(python, resumed), "model_step6/eval": tags(python, model + "/eval")}
+    reference["checkpoint_variables"] = checkpoint_variables(python, os.path.join(model, "model.ckpt-6"))
     fixture = os.path.join(HERE, kind, "model")
     shutil.rmtree(fixture, ignore_errors=True)
     os.makedirs(fixture)
