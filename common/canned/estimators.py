@@ -59,12 +59,13 @@ def _no_partitioning(**partitioners):
             logging.info("%s is ignored: variables are not partitioned here", name)
 
 
-def dnn_network(hidden_units, feature_columns, optimizer, activation_fn, dropout, batch_norm, learning_rate):
+def dnn_network(hidden_units, feature_columns, optimizer, activation_fn, dropout, batch_norm, learning_rate,
+                tag_prefix="dnn/"):
     if dropout is not None and not 0 <= dropout < 1:
         raise ValueError(f"dropout={dropout}: a probability in [0, 1)")
     units, columns = _hidden_units(hidden_units), _columns(feature_columns, "feature_columns")
     return Network(lambda features, mode, logits_dimension: networks.dnn_logits(
-        features, mode, logits_dimension, units, columns, activation_fn, dropout, batch_norm),
+        features, mode, logits_dimension, units, columns, activation_fn, dropout, batch_norm, tag_prefix),
         optimizer, learning_rate)
 
 
@@ -82,6 +83,7 @@ def baseline_network(optimizer="Ftrl"):
 
 class _Premade(Estimator):
     rates = TF2_RATES
+    dnn_tag_prefix = "dnn/"  # where a DNN's layer summaries are tagged (tf.compat.v1's: "dnn/dnn/")
 
     def __init__(self, head, network_list, model_dir, config, warm_start_from):
         self.head = head
@@ -95,7 +97,8 @@ class DNNEstimator(_Premade):
                  warm_start_from=None, batch_norm=False):
         _no_partitioning(input_layer_partitioner=input_layer_partitioner)
         super().__init__(head, [dnn_network(hidden_units, feature_columns, optimizer, activation_fn, dropout,
-                                            batch_norm, self.rates.dnn)], model_dir, config, warm_start_from)
+                                            batch_norm, self.rates.dnn, self.dnn_tag_prefix)], model_dir, config,
+                         warm_start_from)
 
 
 class DNNClassifier(DNNEstimator):

@@ -15,6 +15,7 @@ from common.canned import head_metrics, optimizers
 from common.spec import metrics
 from common.spec.export_outputs import ClassificationOutput, PredictOutput, RegressionOutput
 from common.spec.model_fn import EstimatorSpec, ModeKeys, named_arguments
+from common.tf1 import summary as tf1_summary
 
 SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
 SUM = "sum"
@@ -70,6 +71,7 @@ class Head:
 
     logits_dimension = 1
     expected_label_dimension = None  # the last dimension labels must have, where the kind of label fixes it
+    train_average_loss = False  # also summarize the training loss per example (tf.compat.v1's heads did)
 
     def __init__(self, weight_column=None, loss_reduction=None, name=None, loss_fn=None):
         self._weight_column = weight_column
@@ -165,6 +167,11 @@ class Head:
             return EstimatorSpec(mode, predictions=predictions, loss=loss, eval_metric_ops=eval_metrics)
         if (optimizer is None) == (train_op_fn is None):
             raise ValueError("create_estimator_spec in TRAIN: give an optimizer or a train_op_fn, one of them")
+        if self.train_average_loss:
+            examples = tf.cast(tf.shape(unweighted)[0], unweighted.dtype) if weights is None else \
+                tf.reduce_sum(weights)
+            weighted = unweighted if weights is None else unweighted * weights
+            tf1_summary.scalar("average_loss", tf.reduce_sum(weighted) / examples)
         if train_op_fn is not None:
             train_op = train_op_fn(loss)
         else:

@@ -46,8 +46,9 @@ def _linear_summaries(variables):
 
 
 def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_fn=tf.nn.relu, dropout=None,
-               batch_norm=False):
-    """(logits [batch, units], the trainable variables), under variable scope "dnn"."""
+               batch_norm=False, tag_prefix="dnn/"):
+    """(logits [batch, units], the trainable variables), under variable scope "dnn"; the layers' summaries
+    tagged "<tag_prefix><layer>/..." (tf.compat.v1's DNN estimators wrote "dnn/dnn/hiddenlayer_0/...")."""
     check_features(features)
     training = mode == ModeKeys.TRAIN
     with tf.compat.v1.variable_scope("dnn"):
@@ -63,10 +64,10 @@ def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_
                 with tf.compat.v1.variable_scope(name):
                     net = tf1_layers.batch_normalization(net, momentum=0.999, training=training,
                                                          name=f"batchnorm_{index}")
-            _layer_summary(net, f"dnn/{name}")
+            _layer_summary(net, f"{tag_prefix}{name}")
         logits = tf1_layers.dense(net, units, name="logits",
                                   kernel_initializer=tf.compat.v1.glorot_uniform_initializer())
-        _layer_summary(logits, "dnn/logits")
+        _layer_summary(logits, f"{tag_prefix}logits")
     return logits, tf1_variables.trainable_variables("dnn/")
 
 

@@ -15,8 +15,9 @@ from common.canned import estimators, head_metrics, heads
 
 
 def _tf1_flavour(cls):
-    """cls with TF1's rates; where it makes its head, TF1's default loss_reduction (SUM) and AUC."""
-    attributes = {"rates": estimators.TF1_RATES, "__module__": __name__,
+    """cls with TF1's rates and summary tags; where it makes its head, TF1's default loss_reduction (SUM), AUC
+    and training average_loss summary."""
+    attributes = {"rates": estimators.TF1_RATES, "dnn_tag_prefix": "dnn/dnn/", "__module__": __name__,
                   "__doc__": f"tf.compat.v1.estimator.{cls.__name__}: TF1's defaults."}
     signature = inspect.signature(cls.__init__)
     if "loss_reduction" in signature.parameters:
@@ -25,6 +26,7 @@ def _tf1_flavour(cls):
             bound = signature.bind(self, *args, **kwargs)
             bound.arguments.setdefault("loss_reduction", heads.SUM)
             cls.__init__(*bound.args, **bound.kwargs)
+            self.head.train_average_loss = True  # (TF1's heads wrote a training average_loss summary)
             if isinstance(self.head, heads.BinaryClassHead):
                 self.head.auc_summation = head_metrics.TRAPEZOIDAL
 
