@@ -238,5 +238,10 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
     metric = keras.metrics.AUC(num_thresholds=num_thresholds, curve=curve, thresholds=thresholds,
                                summation_method=methods[summation_method], name=name or "auc")
     labels, predictions = _squeezed(labels, predictions)
+    if labels.shape.rank is None or predictions.shape.rank is None:  # (TF1's auc flattened both; Keras's needs ranks)
+        if weights is not None:
+            raise ValueError(f"auc {name or ''}: labels or predictions of unknown rank with weights: give them a "
+                             "known rank (tf.reshape, or squeeze with an axis) so the weights can be lined up")
+        labels, predictions = tf.reshape(labels, [-1]), tf.reshape(predictions, [-1])
     metric.update_state(tf.cast(labels, tf.bool), predictions, sample_weight=weights)
     return ValueAndUpdate(metric, tf.no_op())

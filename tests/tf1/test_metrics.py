@@ -193,3 +193,20 @@ def test_a_derived_value_of_several_numbers_is_reported_as_an_array_and_text_is_
                                          "string tensor"):
         common.Estimator(fn, str(tmp_path), params={"text": True}).evaluate(
             lambda: tf.data.Dataset.from_tensor_slices((values, values)).batch(2))
+
+
+def test_auc_of_tensors_of_unknown_rank_is_the_flattened_auc_as_tf1_computed_it(tmp_path):
+    probabilities = np.array([[0.9, 0.1], [0.2, 0.8], [0.4, 0.6], [0.7, 0.3]], np.float32)
+    classes = np.array([[0], [1], [0], [1]])
+
+    def model_fn(features, labels, mode):
+        scale = tf.compat.v1.get_variable("scale", [], initializer=tf.compat.v1.ones_initializer())
+        loss = tf.square(scale - 1.0)
+        one_hot = tf.one_hot(tf.squeeze(labels), 2, on_value=True, off_value=False)  # squeezed: rank unknown
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.0).minimize(loss),
+                                    eval_metric_ops={"auroc": metrics.auc(one_hot, features * scale)})
+
+    est = common.Estimator(model_fn, str(tmp_path))
+    result = est.evaluate(lambda: tf.data.Dataset.from_tensor_slices((probabilities, classes)).batch(4), steps=1)
+    flat, _ = metrics.auc(tf.one_hot(classes[:, 0], 2) > 0, tf.constant(probabilities))
+    assert result["auroc"] == pytest.approx(float(flat))
