@@ -24,11 +24,15 @@ def signatures(inputs, output_classes, outputs_fn):
     not predict) for every receiver group and output key, named as
     tf.estimator named them: the output key for the default receiver; the
     alternative's name for its default output, "<alternative>:<key>" for others.
+    A classify or regress output over a receiver that is not one string tensor
+    is left out with a warning, as tf.estimator 2.15 left it out (a v1
+    premade classifier behind a placeholder receiver exports `predict` alone);
+    an export that would hold no signature is refused.
 
     inputs: group -> receivers.SignatureInputs; output_classes: key ->
     ExportOutput class; outputs_fn(key): features -> that output's tensors.
     """
-    functions, methods = {}, {}
+    functions, methods, left_out = {}, {}, []
     for group, group_inputs in inputs.items():
         for key, output_class in output_classes.items():
             if group == DEFAULT_SIGNATURE:
@@ -37,11 +41,19 @@ def signatures(inputs, output_classes, outputs_fn):
                 name = group if key == DEFAULT_SIGNATURE else f"{group}:{key}"
             method = export_outputs.method_for(output_class, group_inputs.specs)
             if method != output_class.method:
-                logging.info("Signature %s: a %s needs one string input of serialized tf.Examples; "
-                             "exported as a predict signature", name, output_class.__name__)
-            elif method != export_outputs.PREDICT_METHOD:
+                left_out.append(f"{name} ({output_class.__name__})")
+                continue
+            if method != export_outputs.PREDICT_METHOD:
                 methods[name] = method
             functions[name] = serving_function(group_inputs, outputs_fn(key), method).get_concrete_function()
+    if left_out:
+        logging.warning("Signatures left out of the export, as tf.estimator left them out: %s (classify and "
+                        "regress signatures take one string input of serialized tf.Examples; this receiver gives "
+                        "other inputs)", ", ".join(left_out))
+    if not functions:
+        raise ValueError(f"the export would hold no signature: {', '.join(left_out)} take one string input of "
+                         "serialized tf.Examples (build_parsing_serving_input_receiver_fn); export a PredictOutput "
+                         "for this receiver")
     return functions, methods
 
 

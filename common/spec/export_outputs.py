@@ -6,7 +6,8 @@ signature whose method name says so and whose one input ("inputs") is a
 batch of serialized tf.Example strings; TF2's SavedModel writer marks every
 signature as predict, so common.export rewrites the method names after the
 write. A Classification or Regression output served from a receiver that is
-not one string tensor is exported as a predict signature, with a log line.
+not one string tensor is left out of the export, with a warning, as
+tf.estimator left it out.
 """
 
 import tensorflow as tf
