@@ -25,6 +25,6 @@ setup(
         "cpu": [f"tensorflow-cpu{TENSORFLOW}"],
         "gpu": [f"tensorflow[and-cuda]{TENSORFLOW}"],
         "tf": [f"tensorflow{TENSORFLOW}"],
-        "test": ["pytest", "hypothesis", "ruff", "pandas"],
+        "test": ["pytest", "hypothesis", "ruff", "pandas", "tf-slim"],
     },
 )

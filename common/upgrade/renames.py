@@ -161,6 +161,8 @@ def _renames():
         renames[module + "InputFnOps"] = "common.training.learn.InputFnOps"
         renames[module + "build_parsing_serving_input_fn"] = "common.build_parsing_serving_input_receiver_fn"
     renames["tf.contrib.predictor.from_saved_model"] = "common.tf1.predictor.from_saved_model"
+    for module in ("tf.contrib.slim", "tf.contrib.slim.python.slim"):  # (all of it: tf_slim, mended there)
+        renames[module] = "common.tf1.slim"
     for prefix in ("tf.nn.rnn_cell.", "tf.compat.v1.nn.rnn_cell.", "tf.contrib.rnn."):
         for name in RNN_CELL_NAMES:
             renames[prefix + name] = "common.tf1.rnn_cell." + name
@@ -201,7 +203,8 @@ RENAMES = _renames()
 # holding what the upgrade maps their names to (a name it does not map is still an ERROR where it is used).
 MODULE_RENAMES = {"tf.contrib.layers": "common.tf1.contrib", "tf.contrib.lookup": "common.tf1.contrib",
                   "tf.contrib.rnn": "common.tf1.rnn_cell", "tf.contrib.learn": "common.training.learn",
-                  "tf.contrib.predictor": "common.tf1.predictor"}
+                  "tf.contrib.predictor": "common.tf1.predictor", "tf.contrib.slim": "common.tf1.slim",
+                  "tf.contrib.slim.python.slim": "common.tf1.slim"}
 
 # What a TF1 original's tf.estimator names meant that TensorFlow 2.21 cannot say (it has no tf.estimator): TF1's
 # tf.estimator.DNNClassifier was the class tf.compat.v1.estimator kept, with TF1's defaults.

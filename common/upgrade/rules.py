@@ -154,6 +154,16 @@ def _rename(tokens, first, canonical, head_size, head_tokens=1):
     return prefix, first + 2 * (head_tokens - 1 + covered)
 
 
+def _inside_renamed_module(name, tensorflow_aliases):
+    """(what the name's head stands for, that renamed) when it stands for something inside a module RENAMES
+    renames whole (tf.contrib.slim's nets), which a prefix of the name cannot reach; else None."""
+    expansion = tensorflow_aliases.get(name.split(".")[0], "")
+    module = _longest_prefix(expansion, [m for m in MODULE_RENAMES if m in RENAMES])
+    if module is None or module == expansion:
+        return None
+    return expansion, RENAMES[module] + expansion[len(module):]
+
+
 def _is_tf1_program(names, tensorflow_aliases):
     """Whether the file was written against TF1's API: it names, through plain `tf`, something TensorFlow 2
     keeps only in tf.compat.v1 (tf.get_variable, tf.logging, tf.train.AdamOptimizer), or tf.estimator.inputs,
@@ -183,6 +193,11 @@ def _rewrite_name(tokens, first, last, name, tensorflow_aliases, tf1_program):
                                             "  # removed by common.upgrade: this project runs TF2 eagerly")],
                     [Change(start[0], start[1], f"commented out {name}(): this project runs TF2 eagerly")], name)
         return [], [Change(start[0], start[1], f"{name}() must go: this project runs TF2 eagerly", refused=True)], name
+    inside = _inside_renamed_module(name, tensorflow_aliases) if head_tokens == 1 else None
+    if inside is not None:  # `nets` of `from tensorflow.contrib.slim import nets`: the head spelled out renamed
+        head, renamed = inside
+        return [(start, tokens[first].end, renamed)], [Change(start[0], start[1], f"renamed {head} to {renamed}")], \
+            renamed + name[len(name.split(".")[0]):]
     tf_head = head_tokens == 1 and tensorflow_aliases.get(name.split(".")[0]) == "tf"
     plain_tf = tf_head and _longest_prefix(canonical, UNSUPPORTED) is None
     # A TF1 original's names mean what TF1's meant: moved to tf.compat.v1 (which keeps that meaning) before any
@@ -277,8 +292,20 @@ def upgrade_source(source, tf1_tree=False):
         edits.extend([edit] if edit else [])
         changes.append(change)
     new_source = _apply(source, edits)
-    new_source, imports = _add_imports(new_source, _modules_for([text for _, _, text in edits]))
+    new_source, imports = _add_imports(new_source, _modules_for([text for _, _, text in edits]
+                                                                + _tf_slim_mends(tree)))
     return new_source, sorted(imports + changes, key=lambda c: (c.line, c.column))
+
+
+def _tf_slim_mends(tree):
+    """["common.tf1.slim"] for a file that imports tf_slim itself (TF 2's slim programs): that import mends
+    tf_slim for TensorFlow 2.21 inside model_fn; else []."""
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
+        if any(name == "tf_slim" or name.startswith("tf_slim.") for name in names):
+            return ["common.tf1.slim"]
+    return []
 
 
 def _apply(source, edits):

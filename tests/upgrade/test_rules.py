@@ -356,31 +356,31 @@ def test_imports_of_tensorflow_contrib_are_taken_out_and_their_uses_rewritten_or
         import tensorflow.compat.v1 as tf
         from tensorflow.contrib import (tpu as contrib_tpu,
                                         layers as contrib_layers)
-        import tensorflow.contrib.slim as slim
+        import tensorflow.contrib.tensorrt as trt
         try:
             from tensorflow.contrib import cluster_resolver
         except ImportError:
             raise
         est = contrib_tpu.TPUEstimator(model_fn=f, use_tpu=False)
         h = contrib_layers.layer_norm(x)
-        n = slim.conv2d(x, 3, 3)
+        n = trt.create_inference_graph(x)
         ''')
     body = new.splitlines()[-10:]
     assert body == ["# from tensorflow.contrib import (tpu as contrib_tpu,",
                     "#                                 layers as contrib_layers)",
-                    "import tensorflow.contrib.slim as slim",  # kept: slim.conv2d has no counterpart
+                    "import tensorflow.contrib.tensorrt as trt",  # kept: trt.create_inference_graph has none
                     "try:",
                     '    raise ImportError("TensorFlow 2.21 has no such module")',  # as on TF 2
                     "except ImportError:",
                     "    raise",
                     "est = common.tpu.estimator.TPUEstimator(model_fn=f, use_tpu=False)",
                     "h = common.tf1.contrib.layer_norm(x)",
-                    "n = slim.conv2d(x, 3, 3)"]
+                    "n = trt.create_inference_graph(x)"]
     compile(new, "upgraded", "exec")
     assert [c.message for c in changes if c.refused] == [
-        "kept this import of tensorflow.contrib or tf.estimator's module: slim it binds still have uses with no "
+        "kept this import of tensorflow.contrib or tf.estimator's module: trt it binds still have uses with no "
         "counterpart here (the ERROR lines); it fails until they are replaced",
-        "slim.conv2d: tf.contrib is gone since TensorFlow 2.0; find the op in core TensorFlow or Keras"]
+        "trt.create_inference_graph: tf.contrib is gone since TensorFlow 2.0; find the op in core TensorFlow or Keras"]
     assert sum("removed the import of tensorflow.contrib" in c.message for c in changes) == 2
 
 
@@ -562,3 +562,44 @@ def test_a_contrib_module_bound_to_a_name_is_read_through_it():
     assert "def shadowed(layers):\n    return layers.conv2d" in new  # a parameter of that name is the caller's
     import common.tf1.contrib
     assert callable(common.tf1.contrib.conv2d)
+
+
+def test_contrib_slim_however_imported_maps_onto_the_tf_slim_package_through_common_tf1_slim():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        import tensorflow.contrib.slim as slim
+        from tensorflow.contrib import slim as slim2
+        from tensorflow.contrib.slim import nets
+        from tensorflow.contrib.slim.nets import resnet_v1
+        from tensorflow.contrib.slim.python.slim.nets import vgg
+
+        layers = tf.contrib.slim
+        with slim.arg_scope([slim.conv2d], activation_fn=None):
+            net = slim2.conv2d(x, 8, [3, 3], scope="conv1")
+        with slim.arg_scope(nets.resnet_v1.resnet_arg_scope()):
+            logits, _ = resnet_v1.resnet_v1_50(net, num_classes=3, is_training=True)
+        train_op = tf.contrib.slim.learning.create_train_op(loss, opt)
+        v = vgg.vgg_16(x) + layers.flatten(x)
+        ''')
+    assert not [c for c in changes if c.refused]
+    assert "import common.tf1.slim\n" in new and "import common.tf1.slim.nets" not in new
+    assert new.splitlines()[-7:] == [
+        "layers = common.tf1.slim",
+        "with common.tf1.slim.arg_scope([common.tf1.slim.conv2d], activation_fn=None):",
+        '    net = common.tf1.slim.conv2d(x, 8, [3, 3], scope="conv1")',
+        "with common.tf1.slim.arg_scope(common.tf1.slim.nets.resnet_v1.resnet_arg_scope()):",
+        "    logits, _ = common.tf1.slim.nets.resnet_v1.resnet_v1_50(net, num_classes=3, is_training=True)",
+        "train_op = common.tf1.slim.learning.create_train_op(loss, opt)",
+        "v = common.tf1.slim.nets.vgg.vgg_16(x) + common.tf1.slim.flatten(x)"]
+    assert sum("removed the import of tensorflow.contrib" in c.message for c in changes) == 5
+
+
+def test_a_file_importing_tf_slim_itself_imports_common_tf1_slim_which_mends_it():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        import tf_slim as slim
+        net = slim.batch_norm(x, is_training=True)
+        ''')
+    assert new.splitlines()[:4] == ["import common", "import common.tf1.slim", "import tensorflow as tf",
+                                    "import tf_slim as slim"]
+    assert [c.message for c in changes] == ["added import common", "added import common.tf1.slim"]
