@@ -139,7 +139,7 @@ class Cluster:
         variables = list(variables)
         chief = self.is_chief
 
-        @tf.function
+        @tf.function(autograph=False)
         def sync():
             shares = [tf.identity(v) if chief else tf.zeros_like(v) for v in variables]
             for variable, value in zip(variables, self.all_reduce(shares, tf.distribute.ReduceOp.SUM)):

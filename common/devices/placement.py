@@ -11,6 +11,8 @@ twice.) Optimizer slots are not placed here: Keras creates each slot
 colocated with its variable.
 """
 
+import contextlib
+
 import numpy as np
 import tensorflow as tf
 
@@ -47,6 +49,19 @@ def requested_shape_and_dtype(kwargs):
                                          dtype_hint=dtype)
         shape, dtype = value.shape, dtype or value.dtype
     return tf.TensorShape(shape), tf.as_dtype(dtype)
+
+
+@contextlib.contextmanager
+def outside_the_trace(kwargs):
+    """Yields variable-creator kwargs that make the variable outside the tf.function being traced (tf.init_scope)
+    and not lifted by it, where its initial value allows (a callable or a value, not a tensor of the trace): a
+    tf.function whose trace lifts a variable it made traces itself again, and a probe's trace of model_fn is the
+    costliest part of start-up."""
+    if tf.is_symbolic_tensor(kwargs.get("initial_value")):
+        yield kwargs
+        return
+    with tf.init_scope():
+        yield dict(kwargs, experimental_enable_variable_lifting=False)
 
 
 def _byte_size(kwargs):

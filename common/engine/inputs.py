@@ -121,6 +121,13 @@ def _batchless(spec):
     return spec
 
 
+def element_signature(dataset):
+    """The signature a step traced ahead of its loop is traced with: the dataset's element as the loop's
+    iterator gives it (a missing part, such as labels of none, None rather than its NoneTensorSpec)."""
+    return tf.nest.map_structure(lambda spec: None if spec.value_type.__name__ == "NoneTensor" else spec,
+                                 dataset.element_spec)
+
+
 def global_batch_size(dataset):
     """The batch size of the dataset's elements where it is fixed (drop_remainder), else None."""
     first = tf.nest.flatten(dataset.element_spec)[0]

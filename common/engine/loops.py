@@ -1,5 +1,10 @@
 """Compiled loops that run many steps per Python call.
 
+Every tf.function of the engine is traced without AutoGraph: tf.estimator
+called model_fn in a TF1 graph, untransformed, and converting the
+framework's own code (and model_fn's) cost seconds of start-up per trace
+that nothing needed; the loops are written as tf.while_loop.
+
 Each loop takes an iterator and a step count (a tensor inside, so a new
 count does not retrace) and stops early when the input runs out; its
 result is a LoopResult. The train loop also stops right after a step whose
@@ -47,6 +52,11 @@ class CompiledLoop:
             steps, exhausted, values = self._callable_for(iterator)(iterator, self._counts[num_steps])
         return LoopResult(int(steps), bool(exhausted), values)
 
+    def trace(self, iterator):
+        """Traces the loop for `iterator` without running it (start-up is timed by phase, common.engine.startup)."""
+        with inputs.naming_string_inputs(getattr(iterator, "element_spec", None)):
+            self._callable_for(iterator)
+
     def _callable_for(self, iterator):
         if tf.config.functions_run_eagerly():  # (debugging model_fn: a concrete function would not run eagerly)
             return self.function
@@ -61,24 +71,29 @@ def make_train_loop(step_fn, value_names, jit_compile=False):
 
     step_fn(batch) must return a dict of float32 scalars named `value_names`.
     """
-    step = tf.function(step_fn, jit_compile=True) if jit_compile else step_fn
+    step = tf.function(step_fn, jit_compile=True, autograph=False) if jit_compile else step_fn
 
-    @tf.function
+    @tf.function(autograph=False)
     def loop(iterator, num_steps):
-        values = {name: tf.constant(0.0) for name in value_names}
-        steps = tf.constant(0)
-        exhausted = tf.constant(False)
-        go_on = tf.constant(True)  # no step's loss was NaN (nor carried a stop)
-        while steps < num_steps and not exhausted and go_on:
+        def more(steps, exhausted, go_on, values):
+            del values
+            return tf.logical_and(tf.logical_and(steps < num_steps, tf.logical_not(exhausted)), go_on)
+
+        def one_step(steps, exhausted, go_on, values):
             element = iterator.get_next_as_optional()
-            if element.has_value():
-                values = step(element.get_value())
-                steps += 1
-                go_on = tf.math.is_finite(values["loss"])
-                if STOP_VALUE in values:  # every host ends this loop at the step that carried a stop signal
-                    go_on = tf.logical_and(go_on, values[STOP_VALUE] <= 0)
-            else:
-                exhausted = True
+
+            def stepped():
+                new_values = step(element.get_value())
+                finite = tf.math.is_finite(new_values["loss"])  # go on only after a step whose loss is finite
+                if STOP_VALUE in new_values:  # every host ends this loop at the step that carried a stop signal
+                    finite = tf.logical_and(finite, new_values[STOP_VALUE] <= 0)
+                return steps + 1, exhausted, finite, new_values
+
+            return tf.cond(element.has_value(), stepped, lambda: (steps, tf.constant(True), go_on, values))
+
+        start = (tf.constant(0), tf.constant(False), tf.constant(True),
+                 {name: tf.constant(0.0) for name in value_names})
+        steps, exhausted, _, values = tf.while_loop(more, one_step, start)
         return steps, exhausted, values
 
     return CompiledLoop(loop)
@@ -88,7 +103,7 @@ def make_fetching_step(step_fn, jit_compile=False):
     """fetch(iterator) -> LoopResult of one step whose values may be any tensors
     (a loop carries only the float32 scalars of make_train_loop), for a step
     at which a hook asks for model_fn's tensors."""
-    step = tf.function(step_fn, jit_compile=jit_compile or None, reduce_retracing=True)
+    step = tf.function(step_fn, jit_compile=jit_compile or None, reduce_retracing=True, autograph=False)
 
     def fetch(iterator):
         try:  # (taken here, not inside the step: a step whose get_next fails could still count itself)
@@ -107,20 +122,23 @@ def make_eval_loop(step_fn, total_names):
     num_steps < 0 runs until the input is exhausted.
     """
 
-    @tf.function
+    @tf.function(autograph=False)
     def loop(iterator, num_steps):
-        totals = {name: tf.constant(0.0, tf.float64) for name in total_names}
-        steps = tf.constant(0)
-        exhausted = tf.constant(False)
-        while (num_steps < 0 or steps < num_steps) and not exhausted:
+        def more(steps, exhausted, totals):
+            del totals
+            return tf.logical_and(tf.logical_or(num_steps < 0, steps < num_steps), tf.logical_not(exhausted))
+
+        def one_batch(steps, exhausted, totals):
             element = iterator.get_next_as_optional()
-            if element.has_value():
+
+            def summed():
                 batch_totals = step_fn(element.get_value())
-                totals = {name: totals[name] + batch_totals[name] for name in total_names}
-                steps += 1
-            else:
-                exhausted = True
-        return steps, exhausted, totals
+                return steps + 1, exhausted, {name: totals[name] + batch_totals[name] for name in total_names}
+
+            return tf.cond(element.has_value(), summed, lambda: (steps, tf.constant(True), totals))
+
+        start = (tf.constant(0), tf.constant(False), {name: tf.constant(0.0, tf.float64) for name in total_names})
+        return tf.while_loop(more, one_batch, start)
 
     return CompiledLoop(loop)
 

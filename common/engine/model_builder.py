@@ -9,6 +9,7 @@ hooks, the optimizer of the TRAIN spec) is returned and kept here, not
 stashed by the calls themselves.
 """
 
+import contextlib
 import dataclasses
 import inspect
 from typing import Callable, Dict, NamedTuple, Optional, Tuple
@@ -20,7 +21,7 @@ from absl import logging
 
 from common.devices import placement
 from common.engine import inputs
-from common.engine.step import TrainVariables
+from common.engine.step import TrainVariables, tower_scope
 from common.spec import metrics
 from common.spec.model_fn import EstimatorSpec, ModeKeys, call_with_wanted_args, check_spec
 from common.state import checkpoints
@@ -55,8 +56,15 @@ class ProbeInfo:
     metric_variables: tuple  # every metric's state model_fn made, in eval_metric_ops or not
 
     @classmethod
-    def from_outputs(cls, outputs, mode, graph, metric_variables=()):
+    def from_outputs(cls, outputs, mode, graph, metric_variables=(), scope=""):
+        """scope: the name scope model_fn's ops have in `graph` (a whole step's: the first tower's), left out
+        of the names offered (hooks ask for tensors by the names model_fn gave them)."""
         spec, record = outputs
+        prefix = f"{scope}/" if scope else ""
+
+        def unscoped(name):
+            return name[len(prefix):] if prefix and name.startswith(prefix) else name
+
         hooks = {ModeKeys.TRAIN: spec.training_hooks, ModeKeys.EVAL: spec.evaluation_hooks,
                  ModeKeys.PREDICT: spec.prediction_hooks}[mode]
         learning_rate = spec.learning_rate is not None or spec.optimizer is not None or any(
@@ -71,9 +79,9 @@ class ProbeInfo:
             keras_metrics=tuple(m for m in map(metrics.stateful, spec.eval_metric_ops.values()) if m is not None),
             export_outputs=None if spec.export_outputs is None else {
                 key: type(output) for key, output in spec.export_outputs.items()},
-            graph_tensors=frozenset(op.name for op in graph.get_operations()),
+            graph_tensors=frozenset(unscoped(op.name) for op in graph.get_operations()),
             learning_rate=learning_rate, summary_tensors=tuple(
-                t.name for t in record.summaries if t.dtype == tf.string), scaffold=spec.scaffold,
+                unscoped(t.name) for t in record.summaries if t.dtype == tf.string), scaffold=spec.scaffold,
             checkpoint_inits=tuple(record.checkpoint_inits), metric_variables=tuple(metric_variables))
 
     def reset_metrics(self):
@@ -86,6 +94,14 @@ class ProbeInfo:
         for variable in self.metric_variables:
             if id(variable) not in reset:
                 variable.assign(tf.zeros_like(variable))
+
+
+@dataclasses.dataclass
+class _FirstCall:
+    """What a probe's trace learns from its first call of model_fn (the towers after it only read the model)."""
+
+    building: bool  # that call builds the model
+    outputs: Optional[ModelFnOutputs] = None
 
 
 def _step_view(device):
@@ -122,6 +138,7 @@ class ModelBuilder:
         self.registry = None
         self._balancer = None
         self._probes = {}
+        self._first_call = None  # the _FirstCall of the probe being traced
         self.model_variables = []  # TrackedVariable, in creation order
         self.train_variables = None  # TrainVariables, after the TRAIN probe
         # What a train tower's model_fn reads the global step from, one per tower device: set to the step before
@@ -150,9 +167,12 @@ class ModelBuilder:
         """The registry's scope, for running code that may trace model_fn."""
         return self.registry.model_fn_scope(calling=False)
 
-    def call(self, features, labels, mode, global_step=None, building=False):
-        """ModelFnOutputs of model_fn for one tower; `building` allows (and places) new variables;
-        `global_step` is what model_fn reads the step from (a train tower's view of it)."""
+    def call(self, features, labels, mode, global_step=None):
+        """ModelFnOutputs of model_fn for one tower; `global_step` is what model_fn reads the step from (a train
+        tower's view of it). The first call of a probe's trace is recorded for it, and builds the model (allows
+        and places new variables) when none is built."""
+        first_call = self._first_call if self._first_call is not None and self._first_call.outputs is None else None
+        building = first_call is not None and first_call.building
         optional = {"labels": labels, "mode": mode, "params": self._params, "config": self._config}
         creator = placement.placing_creator(self._plan.variable_devices, self._balancer) if building else None
         with self.registry.model_fn_scope(building, creator, global_step, deferring=True) as record:
@@ -167,7 +187,10 @@ class ModelBuilder:
                 "maps them), of a Keras optimizer made in model_fn, or give EstimatorSpec(optimizer=...)")
         if record.scalars:  # scalar summaries written in model_fn are scalars of the spec (the spec's win a clash)
             spec = spec._replace(scalars={**record.scalars, **spec.scalars})
-        return ModelFnOutputs(spec, record)
+        outputs = ModelFnOutputs(spec, record)
+        if first_call is not None:
+            first_call.outputs = outputs
+        return outputs
 
     def apply(self, updates, grads, global_step):
         """Does the deferred updates with the gradients given (one list per update,
@@ -182,6 +205,52 @@ class ModelBuilder:
         probe) and returns the mode's ProbeInfo."""
         if mode in self._probes:
             return self._probes[mode]
+
+        def trace(*args):
+            features, labels = make_inputs(*args)
+            step = self.step_views[0] if mode == ModeKeys.TRAIN else None
+            with tf.device(self._plan.tower_devices[0]):
+                outputs = self.call(features, labels, mode, step)
+                if mode == ModeKeys.TRAIN:  # the optimizers' state is made here, on the tower's own gradients
+                    updates = outputs.record.updates
+                    self.apply(updates, [[g for g, _ in u.grads_and_vars] for u in updates], step)
+
+        traced, outputs = self._traced(tf.function(trace, autograph=False), input_signature)
+        if mode == ModeKeys.TRAIN:
+            self._refuse_untracked(traced.trainable_variables)
+        info = ProbeInfo.from_outputs(outputs, mode, traced.graph, self.registry.metric_state.variables.values())
+        if mode == ModeKeys.TRAIN:
+            self._build_optimizer(outputs.spec.optimizer)
+        self._probes[mode] = info
+        return info
+
+    def probe_step(self, mode, step_function, signature):
+        """The mode's ProbeInfo, learnt by tracing step_function (a tf.function of the mode's whole step over the
+        towers, which the mode's loop then calls) on `signature`: model_fn is traced once for the probe and the
+        loop together. A train step's first tower builds the optimizer (finish_train_build) when the probe
+        builds the model; names in the step's graph are read without the first tower's scope."""
+        if mode not in self._probes:
+            traced, outputs = self._traced(step_function, signature, in_scope=True)
+            if mode == ModeKeys.TRAIN:
+                self._refuse_untracked(traced.trainable_variables)
+            self._probes[mode] = ProbeInfo.from_outputs(outputs, mode, traced.graph,
+                                                        self.registry.metric_state.variables.values(),
+                                                        scope=tower_scope(0))
+        return self._probes[mode]
+
+    def finish_train_build(self, optimizer):
+        """The TrainVariables, built (with the optimizer's state) by the first train tower of a step that is
+        the TRAIN probe, right after its call of model_fn built the model."""
+        if self.train_variables is None:
+            self.model_variables = self.registry.tracked_variables()
+            with self.registry.making_optimizer():  # (its state made outside the trace, as the model's is)
+                self._build_optimizer(optimizer)
+        return self.train_variables
+
+    def _traced(self, function, signature, in_scope=False):
+        """(function's concrete function on `signature`, the ModelFnOutputs of its first call of model_fn),
+        that call building the model when none is built yet; in_scope: traced in the registry's scope, as a
+        loop is."""
         first = not self.built
         if first:
             if self._config.tf_random_seed is not None:
@@ -189,33 +258,23 @@ class ModelBuilder:
             self.registry = ModelRegistry(self._plan.consolidation_device)
             if len(self._plan.variable_devices) > 1:
                 self._balancer = placement.GreedyLoadBalancer(self._plan.variable_devices)
-        outputs = []
-
-        def trace(*args):
-            features, labels = make_inputs(*args)
-            step = self.step_views[0] if mode == ModeKeys.TRAIN else None
-            with tf.device(self._plan.tower_devices[0]):
-                outputs.append(self.call(features, labels, mode, step, building=first and not outputs))
-                if mode == ModeKeys.TRAIN:  # the optimizers' state is made here, on the tower's own gradients
-                    updates = outputs[-1].record.updates
-                    self.apply(updates, [[g for g, _ in u.grads_and_vars] for u in updates], step)
-
+        self._first_call = _FirstCall(building=first)
         try:
-            traced = tf.function(trace).get_concrete_function(*input_signature)
+            with self.scope() if in_scope else contextlib.nullcontext():
+                traced = function.get_concrete_function(*signature)
         finally:
+            recorded, self._first_call = self._first_call, None
             if first:
                 self.model_variables = self.registry.tracked_variables()
                 self._log_placement()
-        if mode == ModeKeys.TRAIN:
-            self._refuse_untracked(traced.trainable_variables)
-        info = ProbeInfo.from_outputs(outputs[0], mode, traced.graph, self.registry.metric_state.variables.values())
-        if mode == ModeKeys.TRAIN:
-            self._build_optimizer(outputs[0].spec.optimizer)
-        self._probes[mode] = info
-        return info
+        return traced, recorded.outputs
 
-    def probe_dataset(self, mode, dataset):
-        """probe() with the signature of a dataset's elements, one tower's share."""
+    def probe_dataset(self, mode, dataset, step_function=None):
+        """probe() with the signature of a dataset's elements, one tower's share; or, given the mode's
+        step_function, probe_step() with the dataset's whole element."""
+        if step_function is not None:
+            with inputs.naming_string_inputs(dataset.element_spec):
+                return self.probe_step(mode, step_function, (inputs.element_signature(dataset),))
         signature = inputs.shard_signature(dataset)
         with inputs.naming_string_inputs(signature):
             if mode == ModeKeys.PREDICT:

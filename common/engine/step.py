@@ -1,31 +1,25 @@
 """One step over all towers: train (gradients, averaging, update), eval, predict.
 
-model_fn stays single-tower; this module calls it once per tower, each
-under its device, on that tower's shard of the global batch.
+model_fn stays single-tower; this module calls it once per tower, each under its device, on that tower's shard of
+the global batch.
 
-Batch-norm moving statistics (and any other floating-point non-trainable
-Keras state): each tower runs inside a `keras.StatelessScope`, which
-records the tower's new value instead of assigning it; after all towers,
-each statistic gets the mean of the towers' new values. Since every tower
-starts from the same old value v, that is m*v + (1-m)*mean_i(batch_stat_i):
-the moving mean moves exactly as one tower on the whole batch would make
-it move, the moving variance by the mean of the per-shard variances. (The
-official example kept tower 0's update only, which sees 1/N of the batch.)
-Integer state, such as dropout's seed-generator counter, is assigned tower
-after tower, so every tower draws different random numbers.
+Batch-norm moving statistics (and any other floating-point non-trainable Keras state): each tower runs inside a
+`keras.StatelessScope`, which records the tower's new value instead of assigning it; after all towers, each
+statistic gets the mean of the towers' new values. Since every tower starts from the same old value v, that is m*v +
+(1-m)*mean_i(batch_stat_i): the moving mean moves exactly as one tower on the whole batch would make it move, the
+moving variance by the mean of the per-shard variances. (The official example kept tower 0's update only, which sees
+1/N of the batch.) Integer state, such as dropout's seed-generator counter, is assigned tower after tower, so every
+tower draws different random numbers.
 
-With TOWER compilation (common.devices.plan) each tower's pass is one XLA
-cluster on the tower's device. A cluster cannot read a variable on another
-device, so the step reads every variable the towers use once, outside, and
-each tower runs on those values (a StatelessScope's state mapping) and
-differentiates with respect to them; model_fn's global step there is a copy
-of it on the tower's device, set before the tower runs.
-Tower i > 0 gets every integer state with i added to its first element
-(for a Keras SeedGenerator, its seed), so the towers still draw different
-random numbers without waiting on each other, and the state keeps tower
-0's update.
+With TOWER compilation (common.devices.plan) each tower's pass is one XLA cluster on the tower's device. A cluster
+cannot read a variable on another device, so the step reads every variable the towers use once, outside, and each
+tower runs on those values (a StatelessScope's state mapping) and differentiates with respect to them; model_fn's
+global step there is a copy of it on the tower's device, set before the tower runs. Tower i > 0 gets every integer
+state with i added to its first element (for a Keras SeedGenerator, its seed), so the towers still draw different
+random numbers without waiting on each other, and the state keeps tower 0's update.
 """
 
+import contextlib
 import dataclasses
 from typing import Dict, List, NamedTuple, Optional
 
@@ -81,7 +75,8 @@ class TowerOutputs(NamedTuple):
 
 
 def tower_scope(index):
-    """The name scope of tower `index`'s ops (its summaries' tags start with it)."""
+    """The name scope of tower `index`'s ops (its summaries' tags start with it; the first's is
+    common.hooks.protocol.FIRST_TOWER_SCOPE)."""
     return f"tower_{index}"
 
 
@@ -177,6 +172,14 @@ class TowerStep:
                 self.stop_signal = tf.Variable(0.0, trainable=False, name="cluster_stop_signal")
 
     @property
+    def probes_in_step(self):
+        """Whether a train step can be the TRAIN probe, its call building the model: on one tower (that call's
+        Keras state is updated in place, as one tower's average is) of one host (a step traced apart from its
+        loop cannot all-reduce in it), not where XLA compiles the step."""
+        return (self._plan.num_towers == 1 and self._cluster.num_workers == 1
+                and self.compiled_unit not in (STEP, TOWER))
+
+    @property
     def compiles_whole_step(self):
         """Whether the train step is to be compiled as one XLA cluster."""
         return self.compiled_unit == STEP
@@ -184,29 +187,28 @@ class TowerStep:
     # ----------------------------------------------------------------- train
     def _tower_train(self, features, labels, variables: TrainVariables, named, values=None,
                      global_step=None) -> TowerOutputs:
-        """One tower's pass on its shard.
-
-        values: None reads the variables themselves; a compiled tower gets the
-        value of each of variables.read_by_towers(). global_step: the tower's
-        view of the step.
-        """
+        """One tower's pass on its shard. values: None reads the variables themselves; a compiled tower gets the
+        value of each of variables.read_by_towers(). global_step: the tower's view of the step. variables None:
+        the step is the TRAIN probe, this call builds the model (outside a StatelessScope, in which Keras would
+        defer the variables a layer makes)."""
         name_scope = tf.compat.v1.get_default_graph().get_name_scope()
+        building = variables is None
         state_mapping = [] if values is None else list(zip(variables.read_by_towers(), values))
         with tf.GradientTape() as tape:
-            if values is None:
-                sources = [t.variable for t in variables.trainable]
-            else:
-                sources = values[:len(variables.trainable)]
-                tape.watch(sources)
-            with TowerStateScope(state_mapping) as scope:
-                given = dict(scope.state_mapping)
+            if values is not None:
+                tape.watch(values[:len(variables.trainable)])
+            with contextlib.nullcontext() if building else TowerStateScope(state_mapping) as scope:
+                given = {} if building else dict(scope.state_mapping)
                 spec, record = self._model.call(features, labels, ModeKeys.TRAIN, global_step)
+                if building:
+                    variables = self._model.finish_train_build(spec.optimizer)
                 tensors = _graph_tensors(named, name_scope)
                 loss = tf.cast(spec.loss, tf.float32)
                 differentiated = precision.scaled(loss, variables.optimizer)
+        sources = [t.variable for t in variables.trainable] if values is None else values[:len(variables.trainable)]
         grads = tape.gradient(differentiated, sources) if variables.optimizer is not None else []
         updates = {}
-        for index, tracked in enumerate(variables.stateful):
+        for index, tracked in enumerate([] if building else variables.stateful):
             new_value = scope.new_value(tracked.keras_variable)
             if new_value is not None and new_value is not given.get(id(tracked.keras_variable)):
                 updates[index] = new_value
@@ -232,16 +234,16 @@ class TowerStep:
                                      "model_fn, or TF1 batch norm): train it without --jit_compile")
                 return outputs._replace(record=None)
 
-            self._compiled_towers[key] = tf.function(compiled, jit_compile=True)
+            self._compiled_towers[key] = tf.function(compiled, jit_compile=True, autograph=False)
         return self._compiled_towers[key]
 
-    def _tower_passes(self, shards, variables: TrainVariables, named) -> List[TowerOutputs]:
-        """Each tower's pass, under its device and name scope; integer state
-        updates are assigned here, floating ones left to average."""
+    def _tower_passes(self, shards, variables: Optional[TrainVariables], named):
+        """(Each tower's TowerOutputs, the TrainVariables): each pass under its device and name scope; integer
+        state updates are assigned here, floating ones left to average. variables None: the call builds them."""
         compiled = self._compiled_towers is not None
         if compiled:
             values = [keras_variable.value.read_value() for keras_variable in variables.read_by_towers()]
-        step = variables.global_step.read_value()
+        step = self._model.global_step.read_value()
         results = []
         for index, (device, (shard_features, shard_labels)) in enumerate(zip(self._plan.tower_devices, shards)):
             view = self._model.step_views[index]
@@ -252,6 +254,7 @@ class TowerStep:
                         shard_features, shard_labels, _integer_state_offset(values, index))
                 else:
                     result = self._tower_train(shard_features, shard_labels, variables, named, global_step=view)
+                    variables = variables or self._model.train_variables
             updates = result.state_updates
             for var_index in list(updates):
                 tracked = variables.stateful[var_index]
@@ -260,15 +263,15 @@ class TowerStep:
                     if index == 0 or not compiled:  # the next uncompiled tower reads it
                         tracked.variable.assign(new_value)
             results.append(result)
-        return results
+        return results, variables
 
-    def train_step(self, batch, variables: TrainVariables, named=()):
-        """Runs every tower on its shard, averages, applies; returns step values
-        and the tensors model_fn named `named` (a tuple)."""
+    def train_step(self, batch, variables: Optional[TrainVariables] = None, named=()):
+        """Runs every tower on its shard, averages, applies; returns step values and the tensors model_fn named
+        `named` (a tuple). variables None: the model's, built by the call if this step is the TRAIN probe."""
         plan = self._plan
         features, labels = batch
         shards = towers.split_batch((features, labels), plan.num_towers)
-        passes = self._tower_passes(shards, variables, tuple(named))
+        passes, variables = self._tower_passes(shards, variables or self._model.train_variables, tuple(named))
         _refuse_a_loss_without_gradients(passes[0], variables)
         statistics: Dict[int, List[tf.Tensor]] = {}
         for tower in passes:

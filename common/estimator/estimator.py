@@ -20,7 +20,7 @@ import tempfile
 import tensorflow as tf
 from absl import logging
 
-from common.engine import eval_loop, inputs, loops, predict_loop
+from common.engine import eval_loop, inputs, loops, predict_loop, startup
 from common.engine.model_builder import ModelBuilder
 from common.engine.step import TowerStep
 from common.estimator import training_run
@@ -152,12 +152,17 @@ class Estimator:
             raise ValueError(f"no checkpoint in model_dir {self.model_dir}; train first")
         return latest
 
-    def _prepare(self, input_fn, mode, checkpoint_path=None):
-        """input_fn's dataset for `mode`, the mode's ProbeInfo, and the restored
-        checkpoint's path (or None)."""
+    def _prepare(self, input_fn, mode, step_function, checkpoint_path=None, clock=None):
+        """input_fn's dataset for `mode`, the mode's ProbeInfo (learnt by tracing step_function, the tf.function
+        of the mode's step), and the restored checkpoint's path (or None); `clock` (a startup.StartupClock)
+        times the first two."""
         parts = self._parts
         dataset = inputs.dataset_for_run(input_fn, mode, parts.params, parts.config)
-        info = parts.model.probe_dataset(mode, dataset)
+        if clock:
+            clock.lap("input_fn")
+        info = parts.model.probe_dataset(mode, dataset, step_function)
+        if clock:
+            clock.lap("tracing model_fn")
         return dataset, info, parts.state.restore(mode, checkpoint_path, info)
 
     # ----------------------------------------------------------------- train
@@ -196,11 +201,15 @@ class Estimator:
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         parts = self._parts
-        dataset, info, restored = self._prepare(input_fn, ModeKeys.EVAL, checkpoint_path)
-        loop = parts.loops.get("eval", lambda: loops.make_eval_loop(parts.step.eval_step, info.totals))
+        clock = startup.StartupClock("evaluate()")
+        step = parts.loops.get("eval step", lambda: tf.function(parts.step.eval_step, autograph=False))
+        dataset, info, restored = self._prepare(input_fn, ModeKeys.EVAL, step, checkpoint_path, clock)
+        loop = parts.loops.get("eval", lambda: loops.make_eval_loop(step, info.totals))
         iterator = iter(dataset)
         info.reset_metrics()
-        totals = eval_loop.run(lambda count: parts.run_in_scope(loop, iterator, count),
+        run_batches = startup.timing_first_call(lambda count: parts.run_in_scope(loop, iterator, count), clock,
+                                                lambda: parts.run_in_scope(loop.trace, iterator), ("batch", "batches"))
+        totals = eval_loop.run(run_batches,
                                user_hooks(hooks, info), RunContext(self.model_dir, ("loss",)),
                                steps, parts.config.steps_per_loop)
         results = eval_loop.results(totals, info.metric_results)
@@ -216,8 +225,9 @@ class Estimator:
         Hooks (these and the spec's prediction_hooks) see each batch's end as a step.
         """
         parts = self._parts
-        dataset, info, _ = self._prepare(input_fn, ModeKeys.PREDICT, checkpoint_path)
-        step = parts.loops.get("predict", lambda: tf.function(parts.step.predict_step, reduce_retracing=True))
+        step = parts.loops.get("predict", lambda: tf.function(parts.step.predict_step, reduce_retracing=True,
+                                                              autograph=False))
+        dataset, info, _ = self._prepare(input_fn, ModeKeys.PREDICT, step, checkpoint_path)
         yield from predict_loop.run(
             lambda features: parts.run_in_scope(step, features), dataset,
             user_hooks(hooks, info), RunContext(self.model_dir, ()),
@@ -247,20 +257,25 @@ class Estimator:
                            lambda *received: (default.features_fn(dict(zip(names, received))), None))
         self._parts.state.restore(ModeKeys.PREDICT, checkpoint_path, info)
 
-        def outputs_fn(key):
-            def outputs(features):
-                spec = model.call(features, None, ModeKeys.PREDICT).spec
-                if spec.export_outputs is None:  # tf.estimator's default: PredictOutput(predictions)
-                    return export_outputs.PredictOutput(spec.predictions).outputs()
-                return saved_model.with_default(spec.export_outputs)[key].outputs()
-            return outputs
+        def outputs_fn(features):
+            spec = model.call(features, None, ModeKeys.PREDICT).spec
+            if spec.export_outputs is None:  # tf.estimator's default: PredictOutput(predictions)
+                return {receivers.DEFAULT_SIGNATURE: export_outputs.PredictOutput(spec.predictions).outputs()}
+            return {key: output.outputs() for key, output in saved_model.with_default(spec.export_outputs).items()}
 
+        def traced_signatures():
+            with model.scope(), saved_model.resources_made() as resources:
+                signatures, methods = saved_model.signatures(
+                    signature_inputs, saved_model.with_default(info.export_outputs), outputs_fn)
+            return signatures, methods, list(resources)
+
+        # (kept per receiver: an exporter's later exports serve the same functions, over the restored variables)
+        key = ("export", serving_input_receiver_fn, tuple((group, tuple(sorted(inputs.specs.items())))
+                                                          for group, inputs in signature_inputs.items()))
+        signatures, methods, resources = self._parts.loops.get(key, traced_signatures)
         module = tf.Module()
         module.model_variables = [t.variable for t in model.model_variables]
-        with model.scope(), saved_model.resources_made() as resources:
-            signatures, methods = saved_model.signatures(
-                signature_inputs, saved_model.with_default(info.export_outputs), outputs_fn)
-        module.resources = list(resources)
+        module.resources = resources
         return saved_model.write_saved_model(export_dir_base, module, signatures, methods, assets_extra, as_text)
 
     def export_savedmodel(self, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,

@@ -14,7 +14,7 @@ import os
 import tensorflow as tf
 from absl import logging
 
-from common.engine import inputs, loops, train_loop
+from common.engine import inputs, loops, startup, train_loop
 from common.engine import step as step_module
 from common.estimator.parts import user_hooks
 from common.hooks import signals
@@ -58,13 +58,22 @@ def _restore_input(iterator, restored):
         logging.info("%s holds no input pipeline state; the input starts from the beginning.", restored)
 
 
-def _step_runner(parts, iterator, values):
+def _probed_step(parts):
+    """The tf.function of the train step that is also the TRAIN probe (model_fn traced once for both), or None
+    where the step cannot be (TowerStep.probes_in_step)."""
+    if not parts.step.probes_in_step:
+        return None
+    return parts.loops.get("train step", lambda: tf.function(parts.step.train_step, autograph=False))
+
+
+def _step_runner(parts, iterator, values, clock):
     """run_steps(count, wanted) for train_loop.run: `count` steps in the compiled
     loop; when hooks want tensors of model_fn's graph, the last runs alone to
-    fetch them."""
+    fetch them. The first call's start-up is split on `clock`."""
     model, step = parts.model, parts.step
     loop = parts.loops.get("train", lambda: loops.make_train_loop(
-        lambda batch: step.train_step(batch, model.train_variables), values, step.compiles_whole_step))
+        _probed_step(parts) or (lambda batch: step.train_step(batch, model.train_variables)), values,
+        step.compiles_whole_step))
 
     def fetching_step(named):
         return parts.loops.get(("fetch", named), lambda: loops.make_fetching_step(
@@ -84,15 +93,19 @@ def _step_runner(parts, iterator, values):
             return before._replace(exhausted=True)
         return last._replace(steps=before.steps + 1)
 
-    return run_steps
+    return startup.timing_first_call(run_steps, clock, lambda: parts.run_in_scope(loop.trace, iterator),
+                                     ("step", "steps"))
 
 
 def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners):
     """Trains for `steps` more steps, up to global step `max_steps`, or until the
     input runs out (see Estimator.train)."""
     config, model, state = parts.config, parts.model, parts.state
+    clock = startup.StartupClock("train()")
     dataset = inputs.dataset_for_run(input_fn, ModeKeys.TRAIN, parts.params, config)
-    info = model.probe_dataset(ModeKeys.TRAIN, dataset)
+    clock.lap("input_fn")
+    info = model.probe_dataset(ModeKeys.TRAIN, dataset, _probed_step(parts))
+    clock.lap("tracing model_fn")
     restored = state.restore(ModeKeys.TRAIN, info=info)
     model_dir = state.store.model_dir
     if parts.cluster.is_chief:  # the first write: after every check, so a refused run leaves model_dir as it was
@@ -147,8 +160,9 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
                          + run_hooks + default_saver
                          + [x for x in listeners if isinstance(x, Hook)]  # TF1 listeners' begin/end
                          + [signals.StopOnSignalHook(stop_requests, cluster_stop)])
-            final_loss = train_loop.run(_step_runner(parts, iterator, values), lambda: int(model.global_step.numpy()),
-                                        all_hooks, context, config.steps_per_loop)
+            final_loss = train_loop.run(_step_runner(parts, iterator, values, clock),
+                                        lambda: int(model.global_step.numpy()), all_hooks, context,
+                                        config.steps_per_loop)
     finally:
         writer.close()
     logging.info("Loss for final step: %s.", final_loss)

@@ -30,10 +30,12 @@ def signatures(inputs, output_classes, outputs_fn):
     an export that would hold no signature is refused.
 
     inputs: group -> receivers.SignatureInputs; output_classes: key ->
-    ExportOutput class; outputs_fn(key): features -> that output's tensors.
+    ExportOutput class; outputs_fn(features) -> {key: that output's tensors}, traced once per receiver group
+    (one tf.function its signatures call: model_fn traced once, not once per signature).
     """
     functions, methods, left_out = {}, {}, []
     for group, group_inputs in inputs.items():
+        group_outputs = tf.function(outputs_fn, autograph=False)
         for key, output_class in output_classes.items():
             if group == DEFAULT_SIGNATURE:
                 name = key
@@ -45,7 +47,8 @@ def signatures(inputs, output_classes, outputs_fn):
                 continue
             if method != export_outputs.PREDICT_METHOD:
                 methods[name] = method
-            functions[name] = serving_function(group_inputs, outputs_fn(key), method).get_concrete_function()
+            functions[name] = serving_function(group_inputs, lambda features, key=key: group_outputs(features)[key],
+                                               method).get_concrete_function()
     if left_out:
         logging.warning("Signatures left out of the export, as tf.estimator left them out: %s (classify and "
                         "regress signatures take one string input of serialized tf.Examples; this receiver gives "
@@ -93,7 +96,7 @@ def serving_function(inputs, outputs_fn, method):
     given = [export_outputs.EXAMPLES_INPUT] if method != export_outputs.PREDICT_METHOD else names
     specs = [tf.TensorSpec(inputs.specs[n].shape, inputs.specs[n].dtype, name=g) for n, g in zip(names, given)]
 
-    @tf.function(input_signature=specs)
+    @tf.function(input_signature=specs, autograph=False)  # (model_fn untransformed: common.engine.loops)
     def serve(*received):
         return outputs_fn(inputs.features_fn(dict(zip(names, received))))
 

@@ -29,15 +29,21 @@ from common.hooks.triggers import Trigger
 from common.state import checkpoints, summaries
 
 
+# The name scope of the first tower's ops in a step's graph (common.engine.step.tower_scope(0)), where a mode's
+# probe of model_fn may be traced: a tensor of it is asked for by the name model_fn gave it, without the scope.
+FIRST_TOWER_SCOPE = "tower_0"
+
+
 def value_name(fetch):
     """The name a hook asks for a value by: a string (a trailing ":0" dropped),
-    a tensor of model_fn's graph (its name), or the global-step variable."""
+    a tensor of model_fn's graph (its name, without FIRST_TOWER_SCOPE), or the global-step variable."""
     if isinstance(fetch, str):
         return fetch[:-2] if fetch.endswith(":0") else fetch
     if isinstance(fetch, tf.Variable) and fetch.name.split(":")[0] == "global_step":
         return "global_step"
     if isinstance(fetch, tf.Tensor) and hasattr(fetch, "graph"):  # a symbolic tensor (eager ones have no graph)
-        return value_name(fetch.name)
+        name = fetch.name
+        return value_name(name[len(FIRST_TOWER_SCOPE) + 1:] if name.startswith(FIRST_TOWER_SCOPE + "/") else name)
     raise ValueError(
         f"{fetch!r}: a hook asks for a value by name (\"loss\", \"learning_rate\", \"global_step\", a spec "
         "scalar, a summary written in model_fn, or a tensor model_fn named with tf.identity(t, name=...)), "

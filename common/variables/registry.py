@@ -86,22 +86,19 @@ class ModelRegistry:
                        calling=True):
         """Makes this registry the one model_fn sees, and rules variable creation.
 
-        building: variables may be created (the first call), each through
-        `placing_creator` (see common.devices.placement); otherwise each
-        variable model_fn creates is served the one its first call created.
-        Metric state is created in any call, on the consolidation device; the
+        building: variables may be created (the first call), each through `placing_creator` (see
+        common.devices.placement) and outside the trace; otherwise each variable model_fn creates is served
+        the one its first call created. Metric state is created in any call, on the consolidation device; the
         optimizer's variables are exempt.
-        global_step: the variable get_global_step() answers instead of the
-        global step (a train tower's view of it: see common.engine.step).
-        deferring: an optimizer's apply_gradients is recorded in the call's
-        CallRecord, not done (a call of model_fn).
-        applying: deferred updates are being done; every variable made is
-        optimizer state, created when it is first asked for.
-        calling: model_fn (or an update) is called in the scope, which gets a
-        fresh TF1 graph's state; else the scope only rules a trace that will
-        call it (a loop's).
-        Yields the call's CallRecord; the default graph's TF1 state is a
-        fresh graph's while it runs (common.variables.tf1_graph).
+        global_step: the variable get_global_step() answers instead of the global step (a train tower's view
+        of it: see common.engine.step).
+        deferring: an optimizer's apply_gradients is recorded in the call's CallRecord, not done (a call of
+        model_fn). applying: deferred updates are being done; every variable made is optimizer state, created
+        when it is first asked for.
+        calling: model_fn (or an update) is called in the scope, which gets a fresh TF1 graph's state; else
+        the scope only rules a trace that will call it (a loop's).
+        Yields the call's CallRecord; the default graph's TF1 state is a fresh graph's while it runs
+        (common.variables.tf1_graph).
         """
         token = _ACTIVE.set(self)
         outer = self._building, self._global_step_read, self.call, self._deferring, self._applying
@@ -119,12 +116,13 @@ class ModelRegistry:
         @tf.autograph.experimental.do_not_convert
         def creator(next_creator, **kwargs):
             if self._making_optimizer:
-                return next_creator(**kwargs)
+                with placement.outside_the_trace(kwargs) as kwargs:
+                    return next_creator(**kwargs)
             tf1 = tf1_graph.creating()
             if tf1 is not None:
                 return self._tf1_variable(tf1, next_creator, kwargs, create)
-            if self._factories_running:
-                return create(next_creator, kwargs)
+            if self._factories_running:  # (made in the trace, which lifts them: model_to_estimator's copy of a
+                return create(next_creator, kwargs)  # Keras model, made in its factory, went wrong made outside it)
             key = call.key(kwargs.get("name"))
             if served_variables.creating_metric():
                 return self._metric_variable(key, next_creator, kwargs)
@@ -135,7 +133,8 @@ class ModelRegistry:
             if optimizer is not None or self._applying:
                 return self._optimizer_variable(self.optimizer_state, key, next_creator, kwargs)
             if self._building:
-                variable = create(next_creator, kwargs)
+                with placement.outside_the_trace(kwargs) as kwargs:
+                    variable = create(next_creator, kwargs)
                 self.served.record(key, variable)
             else:
                 variable = self.served.serve(key, *placement.requested_shape_and_dtype(kwargs))
@@ -161,11 +160,11 @@ class ModelRegistry:
     def _tf1_variable(self, tf1, next_creator, kwargs, create):
         """A variable TF1's store makes: created under its TF1 name, or served."""
         if tf1.optimizer_state or self._applying:
-            with tf.init_scope():  # (TF1's initial values are callables, made where the variable is)
-                return self._optimizer_variable(self.tf1_optimizer_state, tf1.name, next_creator, kwargs, tf1.device)
+            return self._optimizer_variable(self.tf1_optimizer_state, tf1.name, next_creator, kwargs, tf1.device)
         if not self._building:
             return self.tf1.serve(tf1.name, *placement.requested_shape_and_dtype(kwargs))
-        variable = create(next_creator, kwargs)
+        with placement.outside_the_trace(kwargs) as kwargs:
+            variable = create(next_creator, kwargs)
         self.tf1.record(tf1.name, variable)
         return variable
 
@@ -175,7 +174,7 @@ class ModelRegistry:
         the updates are first done), on `device` (a slot's: its variable's) or where its maker puts it."""
         if key in store.variables:
             return store.serve(key, *placement.requested_shape_and_dtype(kwargs))
-        with tf.device(device) if device else contextlib.nullcontext():
+        with placement.outside_the_trace(kwargs) as kwargs, tf.device(device) if device else contextlib.nullcontext():
             variable = next_creator(**kwargs)
         store.record(key, variable)
         return variable
@@ -192,14 +191,13 @@ class ModelRegistry:
         self.call.scalars[name] = value
 
     def _module_variables(self):
-        """The tf.Variables the registered modules own (built in their factory or
-        on their first call)."""
+        """The tf.Variables the registered modules own (built in their factory or on their first call)."""
         return [getattr(v, "value", v) for module in self.modules.values() for v in getattr(module, "variables", ())]
 
     def _metric_variable(self, key, next_creator, kwargs):
         if key in self.metric_state.variables:
             return self.metric_state.serve(key, *placement.requested_shape_and_dtype(kwargs))
-        with tf.init_scope(), tf.device(self._consolidation_device):
+        with placement.outside_the_trace(kwargs) as kwargs, tf.device(self._consolidation_device):
             variable = next_creator(**kwargs)
         self.metric_state.record(key, variable)
         return variable
@@ -227,23 +225,27 @@ class ModelRegistry:
         return self.modules[name]
 
     def get_optimizer(self, factory):
-        """The optimizer, made once by `factory()` outside any trace on the
-        consolidation device (Keras optimizers create variables in __init__),
-        and wrapped for loss scaling under a float16 policy."""
+        """The optimizer, made once by `factory()` outside any trace on the consolidation device (Keras
+        optimizers create variables in __init__), and wrapped for loss scaling under a float16 policy."""
         if self.optimizer is None:
-            self._making_optimizer = True
-            try:
-                with tf.init_scope(), tf.device(self._consolidation_device):
-                    self.optimizer = precision.with_loss_scaling(factory())
-            finally:
-                self._making_optimizer = False
+            with self.making_optimizer(), tf.device(self._consolidation_device):
+                self.optimizer = precision.with_loss_scaling(factory())
         return self.optimizer
 
+    @contextlib.contextmanager
+    def making_optimizer(self):
+        """Outside any trace: the variables made are an optimizer's own (constructor, build), in no store."""
+        self._making_optimizer = True
+        try:
+            with tf.init_scope():
+                yield
+        finally:
+            self._making_optimizer = False
+
     def trainable_variables(self):
-        """The trainable model variables so far, in creation order: while the
-        first call builds, the variables themselves; after it, what layers know
-        (common.tf1.variables): get_variable's as it serves them, named as TF1
-        named them; a Keras layer's as its Keras variable."""
+        """The trainable model variables so far, in creation order: while the first call builds, the variables
+        themselves; after it, what layers know (common.tf1.variables): get_variable's as it serves them, named
+        as TF1 named them; a Keras layer's as its Keras variable."""
         if self._building:
             variables = {id(v): v for v in self._module_variables() + list(self.served.variables.values())
                          + list(self.tf1.variables.values())}
@@ -252,8 +254,8 @@ class ModelRegistry:
                 for t in self.tracked_variables() if t.trainable]
 
     def keras_view(self, variable):
-        """The Keras variable over `variable` when a store holds it (what a Keras optimizer is to update:
-        its path names the optimizer's slots alike in every call), else `variable`."""
+        """The Keras variable over `variable` when a store holds it (what a Keras optimizer is to update: its
+        path names the optimizer's slots alike in every call), else `variable`."""
         held = self._store_and_key(variable)
         return variable if held is None else held[0].keras_variable(held[1])
 
@@ -267,9 +269,8 @@ class ModelRegistry:
         return None
 
     def tracked_variables(self):
-        """Every model variable with its stable name, in creation order: the
-        modules' first, then the ones model_fn built itself ("model_fn/<path>"
-        for Keras layers', the full TF1 name for get_variable's)."""
+        """Every model variable with its stable name, in creation order: the modules' first, then the ones
+        model_fn built itself ("model_fn/<path>" for Keras layers', the full TF1 name for get_variable's)."""
         tracked, seen, names = [], set(), set()
         owned = [(module_name, [(checkpoints.module_variable_name(module_name, v), v)
                                 for v in getattr(module, "variables", ())])
@@ -312,8 +313,8 @@ class ModelRegistry:
 
     def optimizer_state_variables(self):
         """name -> variable of the optimizer state model_fn made itself (Keras optimizers' and TF1 slots)."""
-        return {**{store.name(key): variable for store in (self.optimizer_state, self.tf1_optimizer_state)
-                   for key, variable in store.variables.items()}}
+        return {store.name(key): variable for store in (self.optimizer_state, self.tf1_optimizer_state)
+                for key, variable in store.variables.items()}
 
 
 def running_model_fn():

@@ -1,5 +1,8 @@
 """Where variables live: all on /cpu:0, or spread greedily by bytes with their slots alongside."""
 
+import tensorflow as tf
+
+from common.devices import placement
 from tests import models
 
 FEATURES, LABELS = models.blobs(256)
@@ -32,3 +35,33 @@ def test_gpu_strategy_spreads_variables_greedily_with_slots_alongside(tmp_path):
         if slot in devices:
             assert devices[slot] == device, slot
     assert sum(1 for n in devices if n.endswith("_momentum")) == 6
+
+
+def _traces_of(make_variable):
+    """How often a tf.function whose first trace makes a variable through outside_the_trace is traced."""
+    traces, made = [], []
+
+    def creator(next_creator, **kwargs):
+        with placement.outside_the_trace(kwargs) as kwargs:
+            return next_creator(**kwargs)
+
+    @tf.function(autograph=False)
+    def fn(x):
+        traces.append(1)
+        if not made:
+            with tf.variable_creator_scope(creator):
+                made.append(make_variable(x))
+        return x + made[0]
+
+    assert float(fn(tf.constant(1.0))) == 3.0
+    return len(traces), made[0]
+
+
+def test_a_variable_made_outside_the_trace_is_an_eager_variable_and_the_function_traces_once():
+    traces, variable = _traces_of(lambda x: tf.Variable(lambda: tf.constant(2.0), name="v"))
+    assert traces == 1 and variable.numpy() == 2.0
+
+
+def test_a_variable_whose_initial_value_is_a_tensor_of_the_trace_is_lifted_by_it():
+    traces, variable = _traces_of(lambda x: tf.Variable(x * 2.0, name="v"))  # (TF lifts it: a second trace)
+    assert traces == 2 and variable.numpy() == 2.0

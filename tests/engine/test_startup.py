@@ -1,0 +1,167 @@
+"""Start-up split by phase: the laps a clock charges, the first call's split logged once, and what train() and
+evaluate() log; model_fn traced as tf.estimator called it (no AutoGraph)."""
+
+import logging as py_logging
+import re
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import common
+from common.engine import startup
+from common.engine.loops import LoopResult
+from common.tf1 import layers as tf1_layers
+from common.tf1 import metrics as tf1_metrics
+from common.tf1 import train as tf1_train
+from tests import models
+from tests.hooks import FakeClock
+
+
+def test_laps_charge_the_time_since_the_last_lap_and_the_report_is_logged_once(caplog):
+    clock = FakeClock()
+    timer = startup.StartupClock("train()", clock=clock)
+    clock.now += 0.5
+    timer.lap("input_fn")
+    clock.now += 2.0
+    timer.lap("tracing model_fn")
+    clock.now += 1.25
+    timer.lap("input_fn")  # a phase charged twice adds up
+    clock.now += 4.0
+    with caplog.at_level(py_logging.INFO, logger="absl"):  # (another test may have left absl at WARNING)
+        timer.report("compiling")
+        clock.now += 9.0
+        timer.report("compiling")
+    assert timer.phases == {"input_fn": 1.75, "tracing model_fn": 2.0, "compiling": 4.0}
+    assert timer.total == pytest.approx(7.75)
+    assert caplog.text.count("Start-up of train()") == 1
+    assert ("Start-up of train(): 7.75 s to the end of the first compiled call (input_fn 1.75 s, tracing model_fn "
+            "2.00 s, compiling 4.00 s).") in caplog.text
+
+
+def test_the_first_call_is_split_into_what_came_before_the_trace_and_the_compiled_call():
+    clock = FakeClock()
+    timer = startup.StartupClock("evaluate()", clock=clock)
+    traces, calls = [], []
+
+    def trace():
+        clock.now += 3.0
+        traces.append(1)
+
+    def run(count):
+        clock.now += 0.5 * count
+        calls.append(count)
+        return LoopResult(count, False, {})
+
+    clock.now += 1.0
+    timed = startup.timing_first_call(run, timer, trace, ("batch", "batches"))
+    assert timed(2).steps == 2 and timed(4).steps == 4
+    assert traces == [1] and calls == [2, 4]
+    assert timer.phases == {"restoring and starting hooks": 1.0, "tracing the loop": 3.0,
+                            "compiling and running 2 batches": 1.0}
+
+
+def _start_up_lines(text):
+    return re.findall(r"Start-up of (\w+\(\)): ([\d.]+) s .*\((.*)\)\.", text)
+
+
+def test_train_and_evaluate_log_their_start_up_once_per_call(tmp_path, caplog):
+    features, labels = models.blobs(32)
+    est = common.Estimator(models.classifier_fn, str(tmp_path / "model"), params={"hidden": 4})
+    with caplog.at_level(py_logging.INFO, logger="absl"):
+        est.train(models.train_input(features, labels, 8), steps=3)
+        est.evaluate(models.eval_input(features, labels, 8))
+    lines = _start_up_lines(caplog.text)
+    assert [call for call, _, _ in lines] == ["train()", "evaluate()"]
+    for _, total, split in lines:
+        phases = dict(part.rsplit(" ", 2)[:2] for part in split.split(", "))
+        assert list(phases)[:4] == ["input_fn", "tracing model_fn", "restoring and starting hooks",
+                                    "tracing the loop"]
+        assert list(phases)[4].startswith("compiling and running 1 ")  # the first boundary: the first step
+        assert sum(float(s) for s in phases.values()) == pytest.approx(float(total), abs=0.03)
+
+
+def test_model_fn_is_not_transformed_by_autograph_as_tf_estimator_did_not(tmp_path):
+    """tf.estimator built model_fn's graph in TF1 graph mode: a Python `if` on a tensor raised there."""
+    def model_fn(features, labels, mode):
+        if tf.reduce_sum(features) > 0:
+            features = features * 2.0
+        return models.classifier_fn(features, labels, mode, {"hidden": 4})
+
+    features, labels = models.blobs(16)
+    est = common.Estimator(model_fn, str(tmp_path / "model"))
+    with pytest.raises(TypeError, match="tf.Tensor.*as a Python `bool`"):
+        est.train(models.train_input(features, labels, 8), steps=1)
+
+
+
+def _counting(model_fn):
+    """model_fn counting its calls per mode (each call is one trace of it)."""
+    calls = {}
+
+    def counted(features, labels, mode, params):
+        calls[mode] = calls.get(mode, 0) + 1
+        return model_fn(features, labels, mode, params)
+
+    return counted, calls
+
+
+def _tf1_model_fn(features, labels, mode, params):
+    """TF1 variables, optimizer and metrics: variables a tf.function's first trace would lift (and trace again)."""
+    logits = tf1_layers.dense(features, 3, name="logits")
+    if mode == common.ModeKeys.PREDICT:
+        return common.EstimatorSpec(mode, predictions={"logits": logits})
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    train_op = tf1_train.GradientDescentOptimizer(0.1).minimize(loss, tf1_train.get_global_step())
+    return common.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                                eval_metric_ops={"accuracy": tf1_metrics.accuracy(labels, tf.argmax(logits, 1))})
+
+
+@pytest.mark.parametrize("model_fn", [_tf1_model_fn, models.classifier_fn], ids=["tf1", "keras"])
+@pytest.mark.parametrize("num_towers", [1, 2])
+def test_model_fn_is_traced_once_per_tower_and_mode(tmp_path, model_fn, num_towers):
+    """As tf.estimator built one graph per mode: the probe of each mode is the step its loop calls, traced once
+    (on one tower, the train step's call building the model and the optimizer's state; on several, TRAIN's
+    probe builds them first, on one tower); a second call of each traces nothing."""
+    features, labels = models.blobs(32)
+    counted, calls = _counting(model_fn)
+    config = common.RunConfig(device_plan=models.plan(num_towers))
+    est = common.Estimator(counted, str(tmp_path / "model"), params={"hidden": 4}, config=config)
+    for _ in range(2):
+        est.train(models.train_input(features, labels, 8), steps=2)
+        est.evaluate(models.eval_input(features, labels, 8))
+        assert len(list(est.predict(models.eval_input(features, labels, 8)))) == 32
+    assert calls == {common.ModeKeys.TRAIN: 1 if num_towers == 1 else 1 + num_towers, common.ModeKeys.EVAL: num_towers,
+                     common.ModeKeys.PREDICT: num_towers}
+
+
+def test_an_export_traces_model_fn_once_for_all_its_signatures_and_later_exports_not_again(tmp_path):
+    """Two export outputs (two signatures over one receiver): model_fn traced once for them, after the PREDICT
+    probe; a later export through the same receiver fn (an exporter's, after each evaluation) serves the same
+    functions over the newer checkpoint."""
+    def model_fn(features, labels, mode, params):
+        spec = models.classifier_fn(features, labels, mode, params)
+        if mode != common.ModeKeys.PREDICT:
+            return spec
+        outputs = {"serving_default": common.PredictOutput(spec.predictions),
+                   "scores": common.PredictOutput({"probabilities": spec.predictions["probabilities"]})}
+        return spec._replace(export_outputs=outputs)
+
+    features, labels = models.blobs(16)
+    counted, calls = _counting(model_fn)
+    est = common.Estimator(counted, str(tmp_path / "model"), params={"hidden": 4})
+    est.train(models.train_input(features, labels, 8), steps=1)
+    receiver = common.build_raw_serving_input_receiver_fn(tf.TensorSpec([None, 4]))
+    first = est.export_saved_model(str(tmp_path / "export"), receiver)
+    assert calls[common.ModeKeys.PREDICT] == 2  # the probe, then the signatures' one trace
+    loaded = tf.saved_model.load(first)
+    assert sorted(loaded.signatures) == ["scores", "serving_default"]
+    served = loaded.signatures["scores"](tf.constant(features[:3]))
+    assert list(served) == ["probabilities"] and served["probabilities"].shape == (3, 3)
+    est.train(models.train_input(features, labels, 8), steps=1)
+    second = est.export_saved_model(str(tmp_path / "export"), receiver)
+    assert calls[common.ModeKeys.PREDICT] == 2  # the same receiver: its signatures kept, over the new weights
+    again = tf.saved_model.load(second).signatures["scores"](tf.constant(features[:3]))["probabilities"]
+    expected = [p["probabilities"] for p in est.predict(models.eval_input(features[:3], labels[:3], 3))]
+    np.testing.assert_allclose(again.numpy(), expected, rtol=1e-6)
+    assert not np.allclose(again.numpy(), served["probabilities"].numpy())  # (the new checkpoint's)
