@@ -12,6 +12,7 @@ a DNNClassifier and a DNNRegressor.
 import tensorflow as tf
 
 from common.canned import head_metrics, optimizers
+from common.engine import inputs
 from common.spec import metrics
 from common.spec.export_outputs import ClassificationOutput, PredictOutput, RegressionOutput
 from common.spec.model_fn import EstimatorSpec, ModeKeys, named_arguments
@@ -103,6 +104,8 @@ class Head:
             raise ValueError(f"weight_column {key!r} is not among the features "
                              f"({sorted(features) if isinstance(features, dict) else type(features).__name__})")
         weights = tf.cast(features[key], tf.float32)
+        weights = inputs.input_check(weights, tf.reduce_all(weights >= 0.0), f"weight_column {key!r} holds a "
+                                     "negative weight; example weights must be >= 0")
         return tf.reshape(weights, [-1, 1])
 
     def _dense_labels(self, labels, logits):

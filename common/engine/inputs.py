@@ -171,13 +171,27 @@ def string_input_note(error, element_spec):
     return None
 
 
+# What begins the message of a check the framework makes on input_fn's values inside a step (input_check).
+INPUT_CHECK = "input_fn's data: "
+
+
+def input_check(tensor, condition, message):
+    """`tensor`, once `condition` (a boolean tensor) holds; where it does not, the step fails and
+    naming_bad_inputs raises a ValueError with `message` (what is wrong, naming the column or feature)."""
+    with tf.control_dependencies([tf.debugging.Assert(condition, [INPUT_CHECK + message])]):
+        return tf.identity(tensor)
+
+
 @contextlib.contextmanager
-def naming_string_inputs(element_spec):
+def naming_bad_inputs(element_spec):
     """Re-raises a failure on input_fn's strings (at tracing or at run time) as a TypeError that says which
-    input was strings (string_input_note)."""
+    input was strings (string_input_note), and a failed input_check as a ValueError with its message."""
     try:
         yield
     except (TypeError, ValueError, tf.errors.UnimplementedError, tf.errors.InvalidArgumentError) as error:
+        text = str(getattr(error, "message", error)).replace("\\'", "'")  # (Assert's data comes escaped)
+        if isinstance(error, tf.errors.InvalidArgumentError) and INPUT_CHECK in text:
+            raise ValueError(INPUT_CHECK + text.split(INPUT_CHECK, 1)[1].splitlines()[0].rstrip("]\"' ")) from error
         note = string_input_note(error, element_spec)
         if note is None:
             raise

@@ -48,13 +48,13 @@ class CompiledLoop:
     def __call__(self, iterator, num_steps):
         if num_steps not in self._counts:
             self._counts[num_steps] = tf.constant(num_steps, tf.int32)
-        with inputs.naming_string_inputs(getattr(iterator, "element_spec", None)):
+        with inputs.naming_bad_inputs(getattr(iterator, "element_spec", None)):
             steps, exhausted, values = self._callable_for(iterator)(iterator, self._counts[num_steps])
         return LoopResult(int(steps), bool(exhausted), values)
 
     def trace(self, iterator):
         """Traces the loop for `iterator` without running it (start-up is timed by phase, common.engine.startup)."""
-        with inputs.naming_string_inputs(getattr(iterator, "element_spec", None)):
+        with inputs.naming_bad_inputs(getattr(iterator, "element_spec", None)):
             self._callable_for(iterator)
 
     def _callable_for(self, iterator):
@@ -110,7 +110,7 @@ def make_fetching_step(step_fn, jit_compile=False):
             batch = next(iterator)
         except StopIteration:
             return LoopResult(0, True, {})
-        with inputs.naming_string_inputs(getattr(iterator, "element_spec", None)):
+        with inputs.naming_bad_inputs(getattr(iterator, "element_spec", None)):
             return LoopResult(1, False, step(batch))
 
     return fetch

@@ -273,10 +273,10 @@ class ModelBuilder:
         """probe() with the signature of a dataset's elements, one tower's share; or, given the mode's
         step_function, probe_step() with the dataset's whole element."""
         if step_function is not None:
-            with inputs.naming_string_inputs(dataset.element_spec):
+            with inputs.naming_bad_inputs(dataset.element_spec):
                 return self.probe_step(mode, step_function, (inputs.element_signature(dataset),))
         signature = inputs.shard_signature(dataset)
-        with inputs.naming_string_inputs(signature):
+        with inputs.naming_bad_inputs(signature):
             if mode == ModeKeys.PREDICT:
                 return self.probe(mode, (signature,), lambda features: (features, None))
             return self.probe(mode, signature, lambda features, labels: (features, labels))

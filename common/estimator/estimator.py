@@ -235,8 +235,12 @@ class Estimator:
 
     # ---------------------------------------------------------------- export
     def export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,
-                           checkpoint_path=None, experimental_mode=ModeKeys.PREDICT):
+                           checkpoint_path=None, experimental_mode=ModeKeys.PREDICT, *, allow_untrained=False):
         """Exports the latest checkpoint's model as a SavedModel; returns its path.
+
+        With no checkpoint in model_dir (and no checkpoint_path), the warm-start checkpoint's model, as
+        tf.estimator exported it; with neither, a ValueError, nothing written (tf.estimator's "Couldn't find
+        trained model"), unless allow_untrained=True asks for the model as it starts, untrained.
 
         Each signature runs model_fn in PREDICT mode on one device: one per
         export_outputs key (serving_default: the predictions, without them)
@@ -249,6 +253,14 @@ class Estimator:
         if experimental_mode != ModeKeys.PREDICT:
             raise NotImplementedError(f"export_saved_model: experimental_mode={experimental_mode!r} is not supported; "
                                       f"a SavedModel here serves {ModeKeys.PREDICT!r} signatures only")
+        if checkpoint_path is None and self.latest_checkpoint() is None and not allow_untrained:
+            if self.warm_start_from is None:
+                raise ValueError(f"Couldn't find trained model at {self.model_dir}: no checkpoint to export (nothing "
+                                 "was written). Train first or give checkpoint_path=; export_saved_model(..., "
+                                 "allow_untrained=True) exports the model as it starts, untrained, on purpose")
+            checkpoint_path = checkpoints.resolve(self.warm_start_from.ckpt_to_initialize_from, "warm_start_from")
+            logging.info("Warm-starting the export from %s: model_dir %s holds no checkpoint.", checkpoint_path,
+                         self.model_dir)
         model = self._parts.model
         signature_inputs = receivers.serving_inputs(serving_input_receiver_fn)
         default = signature_inputs[receivers.DEFAULT_SIGNATURE]

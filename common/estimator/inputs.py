@@ -51,7 +51,7 @@ def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_
     if len(lengths) != 1:
         raise ValueError("Length of tensors in x and y is mismatched. All elements in x and y must have the same "
                          f"length.\nShapes in x: {_shapes(x)}\nShapes in y: {_shapes(y)}\n")
-    return _input_fn(x, y, lengths.pop(), batch_size, num_epochs, shuffle, queue_capacity)
+    return _input_fn("numpy_input_fn", x, y, lengths.pop(), batch_size, num_epochs, shuffle, queue_capacity)
 
 
 def pandas_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_capacity=1000, num_threads=1,
@@ -78,10 +78,20 @@ def pandas_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue
         queue_capacity = 4 * len(x) if shuffle else len(x)
     features = _frame_arrays(x)
     targets = None if y is None else _frame_arrays(y) if hasattr(y, "columns") else y.to_numpy()
-    return _input_fn(features, targets, len(x), batch_size, num_epochs, shuffle, queue_capacity)
+    return _input_fn("pandas_input_fn", features, targets, len(x), batch_size, num_epochs, shuffle, queue_capacity)
 
 
-def _input_fn(features, targets, rows, batch_size, num_epochs, shuffle, queue_capacity):
+def _input_fn(maker, features, targets, rows, batch_size, num_epochs, shuffle, queue_capacity):
+    """The input_fn `maker` returns, its arguments checked first: TF1's input_fn over no rows, or over 0 epochs,
+    trained 0 steps and exited 0 (or failed later with an unnamed error)."""
+    if not rows:
+        raise ValueError(f"{maker}: the data holds 0 rows; an input_fn over it would give no batch")
+    if num_epochs is not None and (isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or num_epochs < 1):
+        raise ValueError(f"{maker}(num_epochs={num_epochs!r}) reads no data: give a positive number of passes, or "
+                         "None to repeat forever")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"{maker}(batch_size={batch_size!r}): a batch size must be a positive integer")
+
     def input_fn():
         """The batches as a Dataset when the Estimator calls; called by the program itself, one batch's
         tensors, (features, targets) or features alone, as TF1's dequeue gave them to print or inspect."""

@@ -7,9 +7,14 @@ so no stale lock is left. The file says who holds it (pid, host, start
 time), for the refusal a second writer gets. Several Estimators of one
 process share the lock. Reading jobs (evaluate, predict, export) take
 none; an evaluator takes its eval dir's (one evaluator per eval name).
-Paths on remote file systems (gs://, hdfs://) are not locked.
+Paths on remote file systems (gs://, hdfs://) are not locked. A clean exit
+removes the lock files it held (tf.estimator left none); one who opened a
+file just before its holder removed it finds, once locked, that its path now
+names another file, and takes the lock again.
 """
 
+import atexit
+import contextlib
 import datetime
 import fcntl
 import json
@@ -93,9 +98,31 @@ def _take(folder, name, refusal):
     except BlockingIOError:
         lock_file.close()
         raise ModelDirLockedError(refusal.format(folder=folder, holder=_holder(path), path=path)) from None
+    if not _names(path, lock_file):  # (its holder removed it at its exit, after this process opened it)
+        lock_file.close()
+        _take(folder, name, refusal)
+        return
     lock_file.seek(0)
     lock_file.truncate()
     lock_file.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
                                 "started": datetime.datetime.now().isoformat(timespec="seconds")}))
     lock_file.flush()
     _HELD[path] = lock_file
+
+
+def _names(path, lock_file):
+    """Whether `path` still names the open `lock_file`."""
+    try:
+        return os.stat(path).st_ino == os.fstat(lock_file.fileno()).st_ino
+    except FileNotFoundError:
+        return False
+
+
+@atexit.register
+def _remove_held_locks():
+    """At a clean exit: each lock file this process holds removed while still locked, then released."""
+    for path, lock_file in list(_HELD.items()):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        lock_file.close()
+    _HELD.clear()

@@ -10,6 +10,7 @@ of it on a CPU, and what the project's Estimator runs.
 
 import collections
 import functools
+import inspect
 
 from common.estimator.estimator import Estimator
 from common.spec.model_fn import EstimatorSpec, ModeKeys, call_with_wanted_args
@@ -47,14 +48,48 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _TPU_SPEC_FIEL
             prediction_hooks=self.prediction_hooks)
 
 
-def _with_batch_size(input_fn, batch_size):
-    """input_fn, given params["batch_size"] = batch_size when it takes params (the signature stays its own)."""
+class _Params(dict):
+    """A mode's params with no batch size (its *_batch_size None): reading params["batch_size"] says which."""
+
+    def __init__(self, params, flag):
+        super().__init__(params or {})
+        self._flag = flag
+
+    def __missing__(self, key):
+        if key == "batch_size":
+            raise ValueError(f'params["batch_size"] is read, but TPUEstimator({self._flag}=None) gives none: set '
+                             f"{self._flag}, the global batch size of that mode")
+        raise KeyError(key)
+
+
+def _with_batch_size(input_fn, batch_size, flag):
+    """input_fn, given params["batch_size"] = batch_size (the signature stays its own); one that takes no params
+    is refused, as tf.estimator's TPUEstimator refused it."""
+    if "params" not in inspect.signature(input_fn).parameters:
+        raise ValueError(f"input_fn ({getattr(input_fn, '__name__', input_fn)}) does not include params argument, "
+                         'required by TPUEstimator to pass batch size as params["batch_size"]')
+
     @functools.wraps(input_fn)
     def with_batch_size(**kwargs):
-        if "params" in kwargs and batch_size is not None:
-            kwargs["params"] = dict(kwargs["params"] or {}, batch_size=batch_size)
+        kwargs["params"] = _Params(kwargs.get("params"), flag) if batch_size is None else dict(
+            kwargs.get("params") or {}, batch_size=batch_size)
         return input_fn(**kwargs)
     return with_batch_size
+
+
+_FLAGS = {ModeKeys.TRAIN: "train_batch_size", ModeKeys.EVAL: "eval_batch_size", ModeKeys.PREDICT: "predict_batch_size"}
+
+
+def _checked_batch_sizes(sizes, num_towers):
+    """{mode: size}, each None or a positive int; the training one divisible over the towers (a TPU's shards)."""
+    for mode, size in sizes.items():
+        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+            raise ValueError(f"TPUEstimator({_FLAGS[mode]}={size!r}): a batch size must be a positive integer")
+    train = sizes[ModeKeys.TRAIN]
+    if train is not None and train % num_towers:
+        raise ValueError(f"TPUEstimator(train_batch_size={train}) cannot be split evenly over the {num_towers} "
+                         "towers of the device plan: make it a multiple of them")
+    return sizes
 
 
 class TPUEstimator(Estimator):
@@ -73,28 +108,33 @@ class TPUEstimator(Estimator):
         if params and "batch_size" in params:
             raise ValueError('TPUEstimator params must not hold "batch_size": TPUEstimator sets it per mode from '
                              "train_batch_size, eval_batch_size and predict_batch_size")
-        self._batch_sizes = {ModeKeys.TRAIN: train_batch_size, ModeKeys.EVAL: eval_batch_size,
-                             ModeKeys.PREDICT: predict_batch_size}
 
         def tpu_model_fn(features, labels, mode, params, config):
-            params = dict(params, batch_size=self._batch_sizes[mode]) if self._batch_sizes[mode] else params
+            size = self._batch_sizes[mode]
+            params = _Params(params, _FLAGS[mode]) if size is None else dict(params, batch_size=size)
             spec = call_with_wanted_args(model_fn, {"features": features},
                                          {"labels": labels, "mode": mode, "params": params, "config": config})
             return spec.as_estimator_spec() if isinstance(spec, TPUEstimatorSpec) else spec
 
         super().__init__(tpu_model_fn, model_dir=model_dir, config=config, params=params,
                          warm_start_from=warm_start_from)
+        self._batch_sizes = _checked_batch_sizes(
+            {ModeKeys.TRAIN: train_batch_size, ModeKeys.EVAL: eval_batch_size, ModeKeys.PREDICT: predict_batch_size},
+            self.config.device_plan.num_towers)
+
+    def _input_fn_of(self, input_fn, mode):
+        return _with_batch_size(input_fn, self._batch_sizes[mode], _FLAGS[mode])
 
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
-        return super().train(_with_batch_size(input_fn, self._batch_sizes[ModeKeys.TRAIN]), hooks=hooks,
+        return super().train(self._input_fn_of(input_fn, ModeKeys.TRAIN), hooks=hooks,
                              steps=steps, max_steps=max_steps, saving_listeners=saving_listeners)
 
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
-        return super().evaluate(_with_batch_size(input_fn, self._batch_sizes[ModeKeys.EVAL]), steps=steps,
+        return super().evaluate(self._input_fn_of(input_fn, ModeKeys.EVAL), steps=steps,
                                 hooks=hooks, checkpoint_path=checkpoint_path, name=name)
 
     def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None, yield_single_examples=True):
-        return super().predict(_with_batch_size(input_fn, self._batch_sizes[ModeKeys.PREDICT]),
+        return super().predict(self._input_fn_of(input_fn, ModeKeys.PREDICT),
                                predict_keys=predict_keys, hooks=hooks, checkpoint_path=checkpoint_path,
                                yield_single_examples=yield_single_examples)
 

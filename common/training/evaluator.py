@@ -78,7 +78,8 @@ def run_evaluator(estimator, train_spec, eval_spec, poll_secs=1.0, idle_secs=60.
                 f"Evaluator: no checkpoint appeared in {model_dir} in {first_checkpoint_secs:g} s, and no run "
                 f"trains there ({state}): is the model dir right? Start the chief, then the evaluator.")
         after = dict(store.listed())  # (listed again: the chief may have saved while this one evaluated)
-        if alive is False and set(after) <= done and (chief_seen or clock() - last_news >= idle_secs):
+        ended = alive is False or (chief_seen and alive is None)  # (a clean exit removes its lock file)
+        if ended and set(after) <= done and (chief_seen or clock() - last_news >= idle_secs):
             logging.info("Exiting evaluation: the chief has ended; its last checkpoint (global step %s) is "
                          "evaluated.", max(done))
             if eval_spec.key in done_evaluations.results and eval_spec.key not in done_evaluations.final_exported:

@@ -99,3 +99,24 @@ def test_one_hot_labels_into_a_class_id_head_are_refused_before_training_as_tf_e
                                          r"Suggested Fix: If your classifier expects one-hot encoding label"):
         classifier.train(lambda: tf.data.Dataset.from_tensors((features, one_hot)).repeat(), steps=5)
     assert not tf.io.gfile.glob(os.path.join(tmp_path, "model.ckpt-*"))  # refused before any step, nothing written
+
+
+def test_a_negative_example_weight_is_refused_naming_the_weight_column(tmp_path):
+    """tf.estimator 2.15 trained on with negative weights (an evaluation loss of -0.73); the step that reads
+    one fails here, naming the column, and the model dir keeps its checkpoints."""
+    x = np.linspace(-1, 1, 8, dtype=np.float32)
+    weights = np.ones(8, np.float32)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": x, "w": weights}, (x > 0).astype(np.int64))).batch(4)
+
+    est = canned.LinearClassifier([tf.feature_column.numeric_column("x")], weight_column="w",
+                                  model_dir=str(tmp_path))
+    est.train(input_fn, steps=2)
+    weights[5] = -1.0  # the second batch holds it
+    with pytest.raises(ValueError, match="input_fn's data: weight_column 'w' holds a negative weight; example "
+                                         "weights must be >= 0"):
+        est.train(input_fn, steps=2)
+    with pytest.raises(ValueError, match="weight_column 'w' holds a negative weight"):
+        est.evaluate(input_fn)
+    assert est.latest_checkpoint().endswith("model.ckpt-2")

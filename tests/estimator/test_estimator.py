@@ -249,3 +249,24 @@ def test_train_and_evaluate_with_two_named_evals(tmp_path):
     steps_a = [s for s, _ in summaries.read_scalars(str(tmp_path / "eval_a"))["accuracy"]]
     assert steps_a == [10, 20, 30]
     assert os.path.isdir(tmp_path / "eval_b")
+
+
+def test_an_export_without_a_checkpoint_is_refused_unless_asked_for_or_warm_started(tmp_path):
+    """tf.estimator 2.15 raised "Couldn't find trained model" and wrote nothing (it exported the warm-start
+    checkpoint's model where warm_start_from named one); allow_untrained=True exports the initial model."""
+    features, labels = models.blobs(16)
+    receiver = common.build_raw_serving_input_receiver_fn(tf.TensorSpec([None, 4]))
+    est = common.Estimator(models.classifier_fn, str(tmp_path / "model"), params={"hidden": 4})
+    with pytest.raises(ValueError, match="Couldn't find trained model at .*model: no checkpoint to export"):
+        est.export_saved_model(str(tmp_path / "export"), receiver)
+    assert not (tmp_path / "export").exists() and not (tmp_path / "model").exists()
+    untrained = est.export_saved_model(str(tmp_path / "export"), receiver, allow_untrained=True)
+    assert tf.saved_model.load(untrained).signatures["serving_default"](tf.constant(features[:2]))
+
+    est.train(models.train_input(features, labels, 8), steps=3)
+    warmed = common.Estimator(models.classifier_fn, str(tmp_path / "warmed"), params={"hidden": 4},
+                              warm_start_from=str(tmp_path / "model"))
+    exported = warmed.export_saved_model(str(tmp_path / "warm_export"), receiver)
+    served = tf.saved_model.load(exported).signatures["serving_default"](tf.constant(features[:4]))
+    expected = [p["probabilities"] for p in est.predict(models.eval_input(features[:4], labels[:4], 4))]
+    np.testing.assert_allclose(served["probabilities"].numpy(), expected, rtol=1e-6)

@@ -80,6 +80,21 @@ def test_numpy_input_fn_refuses_what_tf215_refused_with_its_words(kwargs, error,
         inputs.numpy_input_fn(**kwargs)
 
 
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(num_epochs=0), r"numpy_input_fn\(num_epochs=0\) reads no data: give a positive number of passes"),
+    (dict(num_epochs=-1), r"numpy_input_fn\(num_epochs=-1\) reads no data"),
+    (dict(batch_size=0), r"numpy_input_fn\(batch_size=0\): a batch size must be a positive integer"),
+    (dict(x={"a": np.zeros((0, 2))}, y=np.zeros(0)), "numpy_input_fn: the data holds 0 rows"),
+])
+def test_input_fns_that_would_give_no_batch_are_refused_when_made(kwargs, message):
+    """tf.estimator 2.15 trained 0 steps and exited 0 on num_epochs=0; 0-row arrays failed at the first call
+    ("empty range for randrange()")."""
+    with pytest.raises(ValueError, match=message):
+        inputs.numpy_input_fn(**{"x": X, "y": Y, "shuffle": True, **kwargs})
+    with pytest.raises(ValueError, match="pandas_input_fn: the data holds 0 rows"):
+        inputs.pandas_input_fn(pd.DataFrame({"a": []}), shuffle=True)
+
+
 def test_pandas_input_fn_refuses_a_target_named_as_a_column_and_another_index():
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0]}, index=[5, 6, 7])
     with pytest.raises(ValueError, match="Index for x and y are mismatched"):

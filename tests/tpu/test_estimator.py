@@ -1,6 +1,8 @@
 """TPUEstimator with use_tpu=False: params["batch_size"] per mode, TPUEstimatorSpec's metric_fn, scaffold_fn
 and host_call, on one and two towers, as tf.estimator.tpu ran it off a TPU."""
 
+import os
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -71,3 +73,26 @@ def test_use_tpu_and_a_batch_size_in_params_are_refused_by_name(tmp_path):
         tpu.TPUEstimator(model_fn, str(tmp_path), params={"batch_size": 8}, use_tpu=False)
     with pytest.raises(ValueError, match="eval_metrics must be a \\(function, tensors\\) pair"):
         tpu.TPUEstimatorSpec(common.ModeKeys.EVAL, loss=tf.constant(0.0), eval_metrics={"a": 1})
+
+
+def test_batch_sizes_and_an_input_fn_without_params_are_named_as_tf_estimator_named_them(tmp_path):
+    """tf.estimator 2.15 refused an input_fn without params ("required by TPUEstimator"); a batch size of None
+    read by input_fn or model_fn was a bare KeyError here, a negative or uneven one trained on."""
+    params = {"seen": models.SharedLog(), "scaffold_made": models.SharedLog()}
+    for size in (0, -8, 2.5, True):
+        with pytest.raises(ValueError, match=f"TPUEstimator\\(train_batch_size={size!r}\\): a batch size must be a "
+                                             "positive integer"):
+            tpu.TPUEstimator(model_fn, str(tmp_path), params=params, use_tpu=False, train_batch_size=size)
+    with pytest.raises(ValueError, match="train_batch_size=9\\) cannot be split evenly over the 2 towers"):
+        tpu.TPUEstimator(model_fn, str(tmp_path), params=params, use_tpu=False, train_batch_size=9,
+                         config=run_config.RunConfig(device_plan=models.plan(2)))
+    est = tpu.TPUEstimator(model_fn, str(tmp_path), params=params, use_tpu=False, train_batch_size=8)
+    with pytest.raises(ValueError, match="does not include params argument, required by TPUEstimator to pass batch "
+                                         "size as params\\[\"batch_size\"\\]"):
+        est.train(lambda: input_fn({"batch_size": 8}), steps=1)
+    with pytest.raises(ValueError, match='params\\["batch_size"\\] is read, but TPUEstimator\\(eval_batch_size=None\\) '
+                                         "gives none: set eval_batch_size"):
+        est.evaluate(input_fn, steps=1)
+    assert not os.listdir(tmp_path)  # nothing written by any of them
+    est.train(input_fn, steps=1)
+    assert est.get_variable_value("global_step") == 1
