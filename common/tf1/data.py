@@ -113,6 +113,7 @@ def dataset_of(call, what="input_fn"):
     source = iterated[0] if iterated else tf.data.Dataset.from_tensors(0).repeat()
     unpacks = isinstance(source.element_spec, tuple)
 
+    @tf.autograph.experimental.do_not_convert  # (tf.estimator ran input_fn in a graph, untransformed)
     def per_element(*element):
         token = _MAPPED_ELEMENT.set(_NOT_MAPPING if not iterated else element if unpacks else element[0])
         try:
