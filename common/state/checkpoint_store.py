@@ -27,9 +27,10 @@ STATE_FILE = "checkpoint"
 # tf.estimator wrote model.ckpt-<step>.meta beside each checkpoint, and programs copy, rename and delete it
 # with the checkpoint's other files (ALBERT's best-checkpoint logic). There is no one graph here to put in it:
 # it says so, and the Saver rotates it with the checkpoint.
+META_GRAPH_STUB_VERSION = ("no graph: written by common (tf.estimator on TensorFlow 2); the checkpoint beside it "
+                           "restores by variable name")
 _META_GRAPH_STUB = meta_graph_pb2.MetaGraphDef(meta_info_def=meta_graph_pb2.MetaGraphDef.MetaInfoDef(
-    meta_graph_version="no graph: written by common (tf.estimator on TensorFlow 2); the checkpoint beside it "
-                       "restores by variable name", tensorflow_version=tf.__version__)).SerializeToString()
+    meta_graph_version=META_GRAPH_STUB_VERSION, tensorflow_version=tf.__version__)).SerializeToString()
 
 
 def _bytes(count):

@@ -9,11 +9,16 @@ model_fn the Saver records its arguments and builds nothing: the model dir's
 checkpoints are the Estimator's, under the variables' own names, every
 `RunConfig.save_checkpoints_*`, keeping `keep_checkpoint_max`. Outside
 model_fn it is TensorFlow's Saver.
+
+import_meta_graph refuses, by name, the `.meta` files this project writes
+beside its checkpoints: they hold no graph (TensorFlow's own returned None
+on them, and the program failed later on `None.restore`).
 """
 
 import tensorflow as tf
 from absl import logging
 
+from common.state.checkpoint_store import META_GRAPH_STUB_VERSION
 from common.variables import registry
 
 
@@ -47,3 +52,19 @@ class Saver:
 
     def restore(self, *args, **kwargs):
         self._refuse("restore")
+
+
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
+    """tf.compat.v1.train.import_meta_graph, refusing this project's graphless `.meta` files by name."""
+    if isinstance(meta_graph_or_file, str) and tf.io.gfile.exists(meta_graph_or_file):
+        meta_graph = tf.compat.v1.MetaGraphDef()
+        with tf.io.gfile.GFile(meta_graph_or_file, "rb") as meta_file:
+            meta_graph.ParseFromString(meta_file.read())
+        if meta_graph.meta_info_def.meta_graph_version == META_GRAPH_STUB_VERSION:
+            raise ValueError(
+                f"{meta_graph_or_file} holds no graph: this project writes one beside each checkpoint for the tools "
+                "that copy checkpoint files, and traces model_fn anew instead of saving a graph. Read the "
+                f"checkpoint {meta_graph_or_file[:-len('.meta')]} by name (tf.train.load_checkpoint(path), "
+                "Estimator.get_variable_value(name)), serve the model from export_saved_model, or build it in "
+                "model_fn and restore through the Estimator")
+    return tf.compat.v1.train.import_meta_graph(meta_graph_or_file, clear_devices, import_scope, **kwargs)

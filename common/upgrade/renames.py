@@ -83,6 +83,7 @@ def _renames():
         for name in TF1_TRAIN_NAMES:
             renames[prefix + name] = "common.tf1.train." + name
         renames[prefix + "Saver"] = "common.tf1.saver.Saver"
+        renames[prefix + "import_meta_graph"] = "common.tf1.saver.import_meta_graph"
         for name in ("get_global_step", "get_or_create_global_step"):
             renames[prefix + name] = "common.get_global_step"
         for name in HOOK_NAMES:

@@ -37,3 +37,29 @@ def test_outside_model_fn_it_is_tensorflows_saver():
     with tf.Graph().as_default():
         tf.compat.v1.get_variable("v", [1])
         assert isinstance(tf1_saver.Saver(), tf.compat.v1.train.Saver)
+
+
+def test_import_meta_graph_refuses_this_projects_graphless_meta_files_by_name_and_imports_tf1s(tmp_path):
+    """TensorFlow's import_meta_graph returned None on the stub, and the program failed later on None.restore."""
+    def model_fn(features, labels, mode):
+        loss = tf.reduce_sum(tf.compat.v1.get_variable("w", [1]) * features)
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(loss))
+
+    est = common.Estimator(model_fn, str(tmp_path / "model"))
+    est.train(lambda: tf.data.Dataset.from_tensors([1.0]).repeat(), steps=1)
+    meta = est.latest_checkpoint() + ".meta"
+    with tf.Graph().as_default():
+        assert tf.compat.v1.train.import_meta_graph(meta) is None  # (TensorFlow's own, on the stub)
+        with pytest.raises(ValueError, match=f"{meta} holds no graph: .*tf.train.load_checkpoint"):
+            tf1_saver.import_meta_graph(meta)
+    with tf.Graph().as_default():  # a TF1 graph's meta graph imports as TensorFlow imported it
+        tf.compat.v1.Variable([3.0], name="v")
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            tf.compat.v1.train.Saver().save(session, str(tmp_path / "tf1" / "model"))
+    with tf.Graph().as_default():
+        restorer = tf1_saver.import_meta_graph(str(tmp_path / "tf1" / "model.meta"))
+        with tf.compat.v1.Session() as session:
+            restorer.restore(session, str(tmp_path / "tf1" / "model"))
+            variable, = tf.compat.v1.global_variables()
+            assert session.run(variable).tolist() == [3.0]

@@ -603,3 +603,8 @@ def test_a_file_importing_tf_slim_itself_imports_common_tf1_slim_which_mends_it(
     assert new.splitlines()[:4] == ["import common", "import common.tf1.slim", "import tensorflow as tf",
                                     "import tf_slim as slim"]
     assert [c.message for c in changes] == ["added import common", "added import common.tf1.slim"]
+
+
+def test_import_meta_graph_is_read_through_the_project_which_names_its_graphless_meta_files():
+    source, _ = upgrade_rules.upgrade_source("saver = tf.train.import_meta_graph(path + '.meta')\n")
+    assert "common.tf1.saver.import_meta_graph(path + '.meta')" in source
