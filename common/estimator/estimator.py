@@ -28,6 +28,7 @@ from common.estimator.model_state import ModelState
 from common.estimator.parts import EstimatorParts, user_hooks
 from common.estimator.run_config import RunConfig
 from common.export import receivers, saved_model
+from common.hooks import signals
 from common.hooks.protocol import RunContext
 from common.spec import export_outputs
 from common.spec.model_fn import ModeKeys, call_with_wanted_args
@@ -209,9 +210,10 @@ class Estimator:
         info.reset_metrics()
         run_batches = startup.timing_first_call(lambda count: parts.run_in_scope(loop, iterator, count), clock,
                                                 lambda: parts.run_in_scope(loop.trace, iterator), ("batch", "batches"))
-        totals = eval_loop.run(run_batches,
-                               user_hooks(hooks, info), RunContext(self.model_dir, ("loss",)),
-                               steps, parts.config.steps_per_loop)
+        with signals.saying_what_stops(f"evaluate() of {restored or 'the initial model'}"):
+            totals = eval_loop.run(run_batches,
+                                   user_hooks(hooks, info), RunContext(self.model_dir, ("loss",)),
+                                   steps, parts.config.steps_per_loop)
         results = eval_loop.results(totals, info.metric_results)
         results["global_step"] = parts.model.global_step.numpy()  # an int64 numpy scalar, as tf.estimator's
         eval_loop.write_results(self.model_dir, name, results, restored)

@@ -109,6 +109,29 @@ class StopRequests:
         self._previous.clear()
 
 
+@contextlib.contextmanager
+def saying_what_stops(what):
+    """While entered (in the main thread, where a signal would end the process untrapped): a stop signal
+    still ends it, with the status it would have, after an ERROR line saying it stopped `what`."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    untrapped = [signum for signum in STOP_SIGNALS if signal.getsignal(signum) is signal.SIG_DFL]
+
+    def handle(signum, frame):
+        logging.error("Received %s: %s stopped; nothing of it was written.", signal.Signals(signum).name, what)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    for signum in untrapped:
+        signal.signal(signum, handle)
+    try:
+        yield
+    finally:
+        for signum in untrapped:
+            signal.signal(signum, signal.SIG_DFL)
+
+
 class StopOnSignalHook(Hook):
     """The stop rule for signals: after the loop in which one arrived, saves a
     checkpoint (unless the newest is of this step) and raises

@@ -3,10 +3,13 @@ signal ends the program with one line and 128 + signal, the model dir whole."""
 
 import os
 import signal
+import subprocess
+import sys
 
 import pytest
 import tensorflow as tf
 
+from tests import ROOT
 from tests.job_runs import checkpoint_steps, run_job, start_job
 
 
@@ -38,3 +41,34 @@ def test_sigterm_saves_the_current_step_and_exits_143(tmp_path):
     latest = tf.train.latest_checkpoint(str(tmp_path))
     assert latest.endswith(f"model.ckpt-{step}")
     assert int(tf.train.load_checkpoint(latest).get_tensor("global_step")) == step
+
+
+PLAIN_EVALUATE = """
+import os, signal, sys
+import common
+from common import hooks
+from tests import models
+
+class SignalAtBatch(hooks.Hook):
+    def after_step(self, step, values, context):
+        if step == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+features, labels = models.blobs(64)
+est = common.Estimator(models.classifier_fn, sys.argv[1], params={"hidden": 4})
+est.train(models.train_input(features, labels, 8), steps=1)
+est.evaluate(models.eval_input(features, labels, 8), hooks=[SignalAtBatch()])
+print("not reached")
+"""
+
+
+def test_sigterm_in_a_plain_evaluate_ends_the_process_as_before_with_a_line_saying_what_stopped(tmp_path):
+    """A program's own evaluate(), no signal handler of its own: TF 2.15 and this project ended it with -15 and
+    no word; the status stays, and an ERROR line names the evaluation and says nothing of it was written."""
+    done = subprocess.run([sys.executable, "-c", PLAIN_EVALUATE, str(tmp_path / "model")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == -signal.SIGTERM and "not reached" not in done.stdout
+    assert (f"Received SIGTERM: evaluate() of {tmp_path / 'model' / 'model.ckpt-1'} stopped; nothing of it was "
+            "written.") in done.stderr
+    assert not (tmp_path / "model" / "eval").exists()
+    assert checkpoint_steps(tmp_path / "model") == [0, 1]
