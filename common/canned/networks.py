@@ -12,7 +12,9 @@ checkpoints warm-start these models and theirs.
 
 import tensorflow as tf
 
+from common.engine import inputs
 from common.spec.model_fn import ModeKeys
+from common.tf1 import feature_column as tf1_feature_column
 from common.tf1 import layers as tf1_layers
 from common.tf1 import summary as tf1_summary
 from common.tf1 import variables as tf1_variables
@@ -22,6 +24,28 @@ def check_features(features):
     if not isinstance(features, dict):
         raise ValueError(f"features should be a dict of tensors keyed by feature column keys, got "
                          f"{type(features).__name__}")
+
+
+def checked_identity_ids(features, feature_columns):
+    """features, each one an identity column without a default_value reads checked to lie in [0, num_buckets):
+    tf.estimator 2.15 took an id beyond them silently (an indicator of zeros); here the step fails naming the
+    column and the ids (engine.inputs.input_check)."""
+    checked, pending = dict(features), list(feature_columns)
+    while pending:
+        column = pending.pop()
+        pending.extend(getattr(column, "parents", ()))
+        if not isinstance(column, tf1_feature_column.IdentityCategoricalColumn) or column.default_value is not None \
+                or column.key not in checked:
+            continue
+        value = checked[column.key]
+        ids = value.values if isinstance(value, tf.SparseTensor) else value
+        inside = tf.logical_and(ids >= 0, ids < column.num_buckets)
+        ids = inputs.input_check(ids, tf.reduce_all(inside), f"categorical_column_with_identity({column.key!r}, "
+                                 f"num_buckets={column.num_buckets}) got ids outside [0, {column.num_buckets}):",
+                                 tf.boolean_mask(ids, tf.logical_not(inside)))
+        checked[column.key] = tf.SparseTensor(value.indices, ids, value.dense_shape) \
+            if isinstance(value, tf.SparseTensor) else ids
+    return checked
 
 
 def _layer_summary(value, tag):
@@ -50,6 +74,7 @@ def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_
     """(logits [batch, units], the trainable variables), under variable scope "dnn"; the layers' summaries
     tagged "<tag_prefix><layer>/..." (tf.compat.v1's DNN estimators wrote "dnn/dnn/hiddenlayer_0/...")."""
     check_features(features)
+    features = checked_identity_ids(features, feature_columns)
     training = mode == ModeKeys.TRAIN
     with tf.compat.v1.variable_scope("dnn"):
         with tf.compat.v1.variable_scope("input_from_feature_columns"):
@@ -75,6 +100,7 @@ def linear_logits(features, units, feature_columns, sparse_combiner="sum", summa
     """(logits [batch, units], the trainable variables), under variable scope "linear"; summarize_logits: the
     logits' summaries too (the wide part of a wide-and-deep model, as tf.estimator wrote them)."""
     check_features(features)
+    features = checked_identity_ids(features, feature_columns)
     if sparse_combiner not in ("sum", "mean", "sqrtn"):
         raise ValueError(f"sparse_combiner={sparse_combiner!r}: one of 'sum', 'mean', 'sqrtn'")
     with tf.compat.v1.variable_scope("linear"):

@@ -175,10 +175,12 @@ def string_input_note(error, element_spec):
 INPUT_CHECK = "input_fn's data: "
 
 
-def input_check(tensor, condition, message):
+def input_check(tensor, condition, message, offending=None):
     """`tensor`, once `condition` (a boolean tensor) holds; where it does not, the step fails and
-    naming_bad_inputs raises a ValueError with `message` (what is wrong, naming the column or feature)."""
-    with tf.control_dependencies([tf.debugging.Assert(condition, [INPUT_CHECK + message])]):
+    naming_bad_inputs raises a ValueError with `message` (what is wrong, naming the column or feature), followed
+    by the first values of `offending` (a tensor of the values at fault), if given."""
+    data = [INPUT_CHECK + message] + ([offending[:5]] if offending is not None else [])
+    with tf.control_dependencies([tf.debugging.Assert(condition, data)]):
         return tf.identity(tensor)
 
 
@@ -190,8 +192,9 @@ def naming_bad_inputs(element_spec):
         yield
     except (TypeError, ValueError, tf.errors.UnimplementedError, tf.errors.InvalidArgumentError) as error:
         text = str(getattr(error, "message", error)).replace("\\'", "'")  # (Assert's data comes escaped)
-        if isinstance(error, tf.errors.InvalidArgumentError) and INPUT_CHECK in text:
-            raise ValueError(INPUT_CHECK + text.split(INPUT_CHECK, 1)[1].splitlines()[0].rstrip("]\"' ")) from error
+        if isinstance(error, tf.errors.InvalidArgumentError) and INPUT_CHECK in text:  # "[message] [values]"
+            checked = text.split(INPUT_CHECK, 1)[1].splitlines()[0].replace("] [", " ", 1).rstrip("]")
+            raise ValueError(INPUT_CHECK + checked) from error
         note = string_input_note(error, element_spec)
         if note is None:
             raise

@@ -120,3 +120,20 @@ def test_a_negative_example_weight_is_refused_naming_the_weight_column(tmp_path)
     with pytest.raises(ValueError, match="weight_column 'w' holds a negative weight"):
         est.evaluate(input_fn)
     assert est.latest_checkpoint().endswith("model.ckpt-2")
+
+
+@pytest.mark.parametrize("wrap", ["indicator", "linear"])
+def test_identity_ids_beyond_num_buckets_are_refused_naming_the_column_and_the_ids(tmp_path, wrap):
+    """tf.estimator 2.15 read an id beyond num_buckets as no category at all (an indicator of zeros), silently."""
+    ids = np.array([0, 1, 2, 3, 1, 2, 9, 3], np.int64)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"id": ids[:, None]}, (ids % 2).astype(np.int64))).batch(4)
+
+    column = tf.feature_column.categorical_column_with_identity("id", num_buckets=4)
+    est = canned.DNNClassifier([4], [tf.feature_column.indicator_column(column)], model_dir=str(tmp_path)) \
+        if wrap == "indicator" else canned.LinearClassifier([column], model_dir=str(tmp_path))
+    with pytest.raises(ValueError, match=r"input_fn's data: categorical_column_with_identity\('id', num_buckets=4\) "
+                                         r"got ids outside \[0, 4\): 9$"):
+        est.train(input_fn, steps=2)
+    assert est.latest_checkpoint().endswith("model.ckpt-0")  # the first batch trained on, nothing lost
