@@ -82,6 +82,10 @@ class RunConfig:
         for name in ("save_checkpoints_steps", "save_checkpoints_secs"):
             if getattr(self, name) is USE_DEFAULT:
                 setattr(self, name, None)
+            elif getattr(self, name) == 0:  # (TF1's "disable", as programs' flags say; as None here)
+                logging.info("RunConfig(%s=0): no periodic checkpoints; train() saves its first and last step",
+                             name)
+                setattr(self, name, None)
         if self.save_checkpoints_steps is not None and self.save_checkpoints_secs is not None:
             raise ValueError(
                 "RunConfig: give save_checkpoints_steps or save_checkpoints_secs, not both "
@@ -94,7 +98,7 @@ class RunConfig:
         for name in ("save_checkpoints_steps", "save_checkpoints_secs"):
             value = getattr(self, name)
             if value is not None and value <= 0:
-                raise ValueError(f"RunConfig: {name} must be > 0, got {value}")
+                raise ValueError(f"RunConfig: {name} must be > 0 (0: no periodic checkpoints) or None, got {value}")
         if self.steps_per_loop < 1:
             raise ValueError(f"RunConfig: steps_per_loop must be >= 1, got {self.steps_per_loop}")
         if self.device_plan is None:

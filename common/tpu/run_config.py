@@ -8,6 +8,8 @@ and the rest is the project's RunConfig.
 import dataclasses
 from typing import Optional
 
+from absl import logging
+
 from common.estimator.run_config import RunConfig as BaseRunConfig
 
 
@@ -44,9 +46,9 @@ class TPURunConfig(BaseRunConfig):
 def RunConfig(tpu_config=None, evaluation_master=None, master=None, cluster=None, **kwargs):  # noqa: N802 (TF's name)
     """tf.estimator.tpu.RunConfig: a TPU cluster resolver cannot be honoured here (no TPU); master and
     evaluation_master name TPU workers and are ignored when empty."""
-    if cluster is not None:
-        raise ValueError("tpu.RunConfig(cluster=...): a TPU cluster resolver was given, but this project runs "
-                         "TPUEstimator programs on CPUs and GPUs (use_tpu=False); pass cluster=None")
+    if cluster is not None:  # (TPU programs pass theirs whatever --use_tpu says; TPUEstimator refuses use_tpu)
+        logging.warning("tpu.RunConfig(cluster=%r): a TPU cluster resolver is not used here; TPUEstimator "
+                        "programs run with use_tpu=False on the device plan's towers", cluster)
     for name, value in (("master", master), ("evaluation_master", evaluation_master)):
         if value:
             raise ValueError(f"tpu.RunConfig({name}={value!r}): a TPU master cannot be used here; leave it empty")

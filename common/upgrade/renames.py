@@ -164,6 +164,13 @@ def _renames():
     renames["tf.contrib.predictor.from_saved_model"] = "common.tf1.predictor.from_saved_model"
     for module in ("tf.contrib.slim", "tf.contrib.slim.python.slim"):  # (all of it: tf_slim, mended there)
         renames[module] = "common.tf1.slim"
+    for name in ("arg_scope", "add_arg_scope", "assign_from_checkpoint_fn", "get_variables_to_restore",
+                 "get_model_variables", "get_variables"):  # (tf.contrib.framework's, which slim re-exported)
+        renames["tf.contrib.framework." + name] = "common.tf1.slim." + name
+    renames["tf.contrib.framework.python.ops.arg_scope"] = "common.tf1.slim"  # (the module: arg_scope.arg_scope)
+    renames["tf.contrib.layers.softmax"] = "common.tf1.slim.softmax"
+    for module in ("tf.contrib.training.", "tf.contrib.training.python.training.evaluation."):
+        renames[module + "checkpoints_iterator"] = "tf.compat.v1.train.checkpoints_iterator"
     for prefix in ("tf.nn.rnn_cell.", "tf.compat.v1.nn.rnn_cell.", "tf.contrib.rnn."):
         for name in RNN_CELL_NAMES:
             renames[prefix + name] = "common.tf1.rnn_cell." + name

@@ -25,11 +25,13 @@ def test_defaults_are_tf_estimators_and_one_cpu_tower():
     assert config.cluster.num_workers == 1 and config.cluster.is_chief
     neither = common.RunConfig(save_checkpoints_steps=None, save_checkpoints_secs=None)
     assert (neither.save_checkpoints_steps, neither.save_checkpoints_secs) == (None, None)
+    disabled = common.RunConfig(save_checkpoints_secs=0)  # (TF1 accepted 0, "disable" in programs' flags)
+    assert (disabled.save_checkpoints_steps, disabled.save_checkpoints_secs) == (None, None)
 
 
 @pytest.mark.parametrize("settings, message", [
     (dict(save_checkpoints_steps=10, save_checkpoints_secs=60), "give save_checkpoints_steps or save_checkpoints_secs"),
-    (dict(save_checkpoints_steps=0), "save_checkpoints_steps must be > 0, got 0"),
+    (dict(save_checkpoints_steps=-1), r"save_checkpoints_steps must be > 0 \(0: no periodic .* got -1"),
     (dict(save_summary_steps=-1), "save_summary_steps must be >= 0 or None, got -1"),
     (dict(steps_per_loop=0), "steps_per_loop must be >= 1, got 0"),
 ])

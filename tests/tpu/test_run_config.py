@@ -15,8 +15,10 @@ def test_a_tpu_run_config_is_the_projects_with_its_tpu_config():
     assert run_config.InputPipelineConfig.PER_HOST_V2 == 3
 
 
-def test_tpu_hardware_is_refused_by_argument():
-    with pytest.raises(ValueError, match="tpu.RunConfig\\(cluster=...\\): a TPU cluster resolver was given"):
-        run_config.RunConfig(cluster=object())
+def test_tpu_hardware_is_refused_by_argument_and_a_resolver_passed_anyway_is_set_aside(caplog):
+    """TPU programs (tensorflow/tpu's MobileNet) pass their cluster resolver whatever --use_tpu says."""
+    with caplog.at_level("WARNING", logger="absl"):
+        assert run_config.RunConfig(cluster=object(), save_checkpoints_steps=5).save_checkpoints_steps == 5
+    assert "a TPU cluster resolver is not used here" in caplog.text
     with pytest.raises(ValueError, match="tpu.RunConfig\\(master='grpc://10.0.0.2:8470'\\)"):
         run_config.RunConfig(master="grpc://10.0.0.2:8470")

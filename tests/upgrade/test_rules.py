@@ -608,3 +608,22 @@ def test_a_file_importing_tf_slim_itself_imports_common_tf1_slim_which_mends_it(
 def test_import_meta_graph_is_read_through_the_project_which_names_its_graphless_meta_files():
     source, _ = upgrade_rules.upgrade_source("saver = tf.train.import_meta_graph(path + '.meta')\n")
     assert "common.tf1.saver.import_meta_graph(path + '.meta')" in source
+
+
+def test_contrib_framework_and_training_names_slim_reexported_map_onto_their_homes():
+    """tensorflow/tpu's slim MobileNet (2018) imported arg_scope from contrib.framework and iterated
+    checkpoints with contrib.training's evaluation module; each has a home in tf_slim or tf.compat.v1."""
+    source, _ = upgrade("""
+        import tensorflow as tf
+        from tensorflow.contrib.framework.python.ops import arg_scope
+        from tensorflow.contrib.training.python.training import evaluation
+        with arg_scope.arg_scope([f], padding="SAME"):
+            y = tf.contrib.layers.softmax(x)
+        for path in evaluation.checkpoints_iterator(model_dir):
+            init = tf.contrib.framework.assign_from_checkpoint_fn(path, tf.contrib.framework.get_variables_to_restore())
+        """)
+    assert "with common.tf1.slim.arg_scope([f], padding=\"SAME\"):" in source
+    assert "y = common.tf1.slim.softmax(x)" in source
+    assert "for path in tf.compat.v1.train.checkpoints_iterator(model_dir):" in source
+    assert "common.tf1.slim.assign_from_checkpoint_fn(path, common.tf1.slim.get_variables_to_restore())" in source
+    assert "tf.contrib" not in source.replace("# from tensorflow.contrib", "")
