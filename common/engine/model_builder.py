@@ -24,7 +24,7 @@ from common.engine import inputs
 from common.engine.step import TrainVariables, tower_scope
 from common.spec import metrics
 from common.spec.model_fn import EstimatorSpec, ModeKeys, call_with_wanted_args, check_spec
-from common.state import checkpoints
+from common.state import checkpoints, vocabularies
 from common.tf1 import metrics as tf1_metrics
 from common.variables.call_record import CallRecord
 from common.variables.registry import ModelRegistry
@@ -140,6 +140,7 @@ class ModelBuilder:
         self._probes = {}
         self._first_call = None  # the _FirstCall of the probe being traced
         self.read_feature_keys = set()  # the feature keys model_fn read in a probe's first call
+        self.vocabulary_files = set()  # the vocabulary files model_fn's lookup tables read (state.vocabularies)
         self.model_variables = []  # TrackedVariable, in creation order
         self.train_variables = None  # TrainVariables, after the TRAIN probe
         # What a train tower's model_fn reads the global step from, one per tower device: set to the step before
@@ -263,7 +264,7 @@ class ModelBuilder:
                 self._balancer = placement.GreedyLoadBalancer(self._plan.variable_devices)
         self._first_call = _FirstCall(building=first)
         try:
-            with self.scope() if in_scope else contextlib.nullcontext():
+            with self.scope() if in_scope else contextlib.nullcontext(), vocabularies.collecting(self.vocabulary_files):
                 traced = function.get_concrete_function(*signature)
         finally:
             recorded, self._first_call = self._first_call, None

@@ -27,7 +27,7 @@ from common.estimator import training_run
 from common.estimator.model_state import ModelState
 from common.estimator.parts import EstimatorParts, user_hooks
 from common.estimator.run_config import RunConfig
-from common.export import receivers, saved_model
+from common.export import preflight, receivers, saved_model
 from common.hooks import signals
 from common.hooks.protocol import RunContext
 from common.spec import export_outputs
@@ -255,14 +255,8 @@ class Estimator:
         if experimental_mode != ModeKeys.PREDICT:
             raise NotImplementedError(f"export_saved_model: experimental_mode={experimental_mode!r} is not supported; "
                                       f"a SavedModel here serves {ModeKeys.PREDICT!r} signatures only")
-        if checkpoint_path is None and self.latest_checkpoint() is None and not allow_untrained:
-            if self.warm_start_from is None:
-                raise ValueError(f"Couldn't find trained model at {self.model_dir}: no checkpoint to export (nothing "
-                                 "was written). Train first or give checkpoint_path=; export_saved_model(..., "
-                                 "allow_untrained=True) exports the model as it starts, untrained, on purpose")
-            checkpoint_path = checkpoints.resolve(self.warm_start_from.ckpt_to_initialize_from, "warm_start_from")
-            logging.info("Warm-starting the export from %s: model_dir %s holds no checkpoint.", checkpoint_path,
-                         self.model_dir)
+        checkpoint_path = preflight.checkpoint_to_export(checkpoint_path, self.latest_checkpoint(),
+                                                         self.warm_start_from, self.model_dir, allow_untrained)
         model = self._parts.model
         signature_inputs = receivers.serving_inputs(serving_input_receiver_fn)
         default = signature_inputs[receivers.DEFAULT_SIGNATURE]

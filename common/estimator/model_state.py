@@ -11,11 +11,13 @@ chief), from the checkpoints model_fn named with init_from_checkpoint, and
 with the Scaffold's init_fn (training).
 """
 
+import os
+
 import tensorflow as tf
 from absl import logging
 
 from common.spec.model_fn import ModeKeys
-from common.state import checkpoints, tf_estimator_names
+from common.state import checkpoints, tf_estimator_names, vocabularies
 from common.state.warm_start import warm_start
 from common.tf1.optimizer import variable_name
 
@@ -70,6 +72,7 @@ class ModelState:
         else:
             path = self.store.restore_newest(load)
         if path:
+            vocabularies.check(os.path.dirname(path), self.model.vocabulary_files, f"{mode} from {path}")
             if not training:
                 logging.info("Restoring parameters from %s", path)
             return path

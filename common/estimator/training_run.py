@@ -23,7 +23,7 @@ from common.hooks.reporting import LoggingTensorHook, ProgressHook, StepCounterH
 from common.hooks.saving import CheckpointSaverHook, SummarySaverHook
 from common.hooks.stopping import NanTensorHook, StopAtStepHook
 from common.spec.model_fn import ModeKeys
-from common.state import checkpoints, model_dir_lock
+from common.state import checkpoints, model_dir_lock, vocabularies
 from common.tf1 import session_run_hook
 
 def default_hooks(config, steps, max_steps, batch_size):
@@ -111,6 +111,7 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
     model_dir = state.store.model_dir
     if parts.cluster.is_chief:  # the first write: after every check, so a refused run leaves model_dir as it was
         model_dir_lock.hold(model_dir)
+        vocabularies.record(model_dir, model.vocabulary_files, fresh=not restored)
     state.store.remove_partial_saves()
     named_state = model.named_state(with_optimizer=True)
     parts.cluster.broadcast_from_chief(named_state.values())

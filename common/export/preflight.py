@@ -6,7 +6,8 @@ room for the SavedModel used to surface as a TensorFlow traceback at the
 first export, after the first evaluation. `check_export_folder` is run on
 each before step 1 (space against the newest checkpoint's size, which a
 SavedModel's variables repeat); `SpaceCheck` runs again once the first
-checkpoint of a fresh model dir exists.
+checkpoint of a fresh model dir exists. `checkpoint_to_export` refuses an
+export with no trained checkpoint before anything is written.
 """
 
 import errno
@@ -15,7 +16,9 @@ import shutil
 import tempfile
 
 import tensorflow as tf
+from absl import logging
 
+from common.state import checkpoints
 from common.state.checkpoint_store import CheckpointStore
 
 MARGIN_BYTES = 1 << 20  # a SavedModel's graph and signatures beside its variables
@@ -87,3 +90,18 @@ class SpaceCheck:
         if not self._done:
             self._done = True
             check_exporters(estimator.model_dir, self._specs)
+
+
+def checkpoint_to_export(checkpoint_path, latest, warm_start_from, model_dir, allow_untrained):
+    """The checkpoint an export reads: checkpoint_path, else model_dir's `latest`, else the warm-start
+    checkpoint (as tf.estimator exported it); with none, None where allow_untrained asks for the initial model,
+    else tf.estimator's "Couldn't find trained model" (a ValueError, nothing written)."""
+    if checkpoint_path is not None or latest is not None or allow_untrained:
+        return checkpoint_path
+    if warm_start_from is None:
+        raise ValueError(f"Couldn't find trained model at {model_dir}: no checkpoint to export (nothing was "
+                         "written). Train first or give checkpoint_path=; export_saved_model(..., "
+                         "allow_untrained=True) exports the model as it starts, untrained, on purpose")
+    path = checkpoints.resolve(warm_start_from.ckpt_to_initialize_from, "warm_start_from")
+    logging.info("Warm-starting the export from %s: model_dir %s holds no checkpoint.", path, model_dir)
+    return path

@@ -1,0 +1,108 @@
+"""The vocabulary files a model reads, fingerprinted in its model dir.
+
+A vocabulary file (categorical_column_with_vocabulary_file, a lookup table
+from a file) gives each word the id whose weights the model trains. Rewrite
+it in another order between two train() calls, or before an export, and
+tf.estimator went on with the words' weights swapped, silently. Here the
+model dir records, when a run first saves, each vocabulary file's size,
+line count and SHA-256 (vocabularies.json); a later run that restores from
+the model dir with a file whose content changed is refused, naming the file
+and what changed. Lines appended at the end keep every trained id: that is
+allowed, with a warning (the new words start untrained). The files are
+found as TensorFlow opens them: every tf.lookup.TextFileInitializer made
+while collecting() runs (the probes of model_fn) names its file here.
+"""
+
+import contextlib
+import contextvars
+import hashlib
+import json
+import os
+
+import tensorflow as tf
+from absl import logging
+
+from common.state import atomic
+
+FILE = "vocabularies.json"
+_COLLECTING = contextvars.ContextVar("common_vocabulary_files", default=None)
+
+
+@contextlib.contextmanager
+def collecting(files):
+    """While entered, each vocabulary file a lookup table is initialized from is added to the set `files`."""
+    token = _COLLECTING.set(files)
+    try:
+        yield files
+    finally:
+        _COLLECTING.reset(token)
+
+
+def _opened(filename):
+    files = _COLLECTING.get()
+    value = filename if isinstance(filename, (str, bytes)) else tf.get_static_value(filename)
+    if files is not None and isinstance(value, (str, bytes)) and value:
+        files.add(value.decode() if isinstance(value, bytes) else value)
+
+
+_TF_INIT = tf.lookup.TextFileInitializer.__init__
+
+
+def _init(self, filename, *args, **kwargs):
+    _opened(filename)
+    _TF_INIT(self, filename, *args, **kwargs)
+
+
+tf.lookup.TextFileInitializer.__init__ = _init
+
+
+def fingerprint(path, lines=None):
+    """{"size", "lines", "sha256"} of the file's content (its first `lines` lines, given them)."""
+    digest, count, size = hashlib.sha256(), 0, 0
+    with tf.io.gfile.GFile(path, "rb") as vocabulary:
+        for line in vocabulary:
+            if lines is not None and count == lines:
+                break
+            digest.update(line)
+            count += 1
+            size += len(line)
+    return {"size": size, "lines": count, "sha256": digest.hexdigest()}
+
+
+def _recorded(model_dir):
+    path = os.path.join(model_dir, FILE)
+    if not tf.io.gfile.exists(path):
+        return {}
+    with tf.io.gfile.GFile(path) as recorded:
+        return json.load(recorded)
+
+
+def check(model_dir, files, what):
+    """Refuses (ValueError) a vocabulary file in `files` whose content differs from what model_dir recorded for
+    it, except lines appended (a warning); `what`: the run, for the message."""
+    recorded = _recorded(model_dir)
+    for path in sorted(files):
+        before = recorded.get(path)
+        if before is None or fingerprint(path) == before:
+            continue
+        now = fingerprint(path)
+        if now["lines"] > before["lines"] and fingerprint(path, before["lines"]) == before:
+            logging.warning("Vocabulary file %s has %d lines appended since %s was trained: every trained id is "
+                            "kept, the new words start untrained.", path, now["lines"] - before["lines"], model_dir)
+            continue
+        raise ValueError(
+            f"{what}: the vocabulary file {path} changed since the model in {model_dir} was trained with it "
+            f"({before['lines']} lines, {before['size']} bytes, sha256 {before['sha256'][:12]}... then; "
+            f"{now['lines']} lines, {now['size']} bytes, sha256 {now['sha256'][:12]}... now): its words would "
+            "take other words' weights. Restore the file it was trained with (lines may only be appended), or "
+            "train a new model dir")
+
+
+def record(model_dir, files, fresh=False):
+    """Adds to model_dir's record the fingerprint of each file in `files` it does not hold yet (of each of them,
+    `fresh`: a model that starts new, trained with the files as they are now)."""
+    recorded = _recorded(model_dir)
+    added = {path: fingerprint(path) for path in sorted(files) if fresh or path not in recorded}
+    if added:
+        atomic.write_bytes(os.path.join(model_dir, FILE),
+                           json.dumps({**recorded, **added}, indent=1, sort_keys=True).encode())
