@@ -143,42 +143,10 @@ def _is_string(spec):
     return getattr(spec, "dtype", None) == tf.string
 
 
-class ReadFeatures(dict):
-    """A features dict that records, in `read`, the keys model_fn reads (all of them when it iterates it)."""
-
-    def __init__(self, features=(), read=None):
-        super().__init__(features)
-        self.read = set() if read is None else read  # (tf.nest rebuilds a dict of its type from pairs alone)
-
-    def __getitem__(self, key):
-        self.read.add(key)
-        return super().__getitem__(key)
-
-    def get(self, key, default=None):
-        self.read.add(key)
-        return super().get(key, default)
-
-    def __iter__(self):
-        self.read.update(super().keys())
-        return super().__iter__()
-
-    def items(self):
-        self.read.update(super().keys())
-        return super().items()
-
-    def values(self):
-        self.read.update(super().keys())
-        return super().values()
-
-    def copy(self):
-        self.read.update(super().keys())
-        return dict(self)
-
-
-def string_input_note(error, element_spec, read_keys=None):
+def string_input_note(error, element_spec):
     """What to tell the owner when a step failed on strings that input_fn gave (labels first, then feature
-    keys: those model_fn read, where `read_keys` says), or None: "Cast string to int64 is not supported [[node
-    tower_0/Cast]]" does not say they were the labels."""
+    keys), or None: "Cast string to int64 is not supported [[node tower_0/Cast]]" does not say they were the
+    labels."""
     text = str(getattr(error, "message", None) or error)
     if "string" not in text.lower():
         return None
@@ -194,7 +162,7 @@ def string_input_note(error, element_spec, read_keys=None):
                 f"{first_line}. Map them to integer class ids in input_fn (a tf.lookup.StaticHashTable), or give "
                 "a premade estimator label_vocabulary=[...]")
     keys = sorted(key for key, spec in (features.items() if isinstance(features, dict) else [])
-                  if _is_string(spec) and (not read_keys or key in read_keys))
+                  if _is_string(spec))
     if keys or _is_string(features):
         named = f"the feature(s) {', '.join(repr(k) for k in keys)}" if keys else "the features"
         return (f"{named} input_fn gives are strings (dtype string), and model_fn "
@@ -217,10 +185,9 @@ def input_check(tensor, condition, message, offending=None):
 
 
 @contextlib.contextmanager
-def naming_bad_inputs(element_spec, read_keys=None):
+def naming_bad_inputs(element_spec):
     """Re-raises a failure on input_fn's strings (at tracing or at run time) as a TypeError that says which
-    input was strings (string_input_note; read_keys: the features model_fn read), and a failed input_check as a
-    ValueError with its message."""
+    input was strings (string_input_note), and a failed input_check as a ValueError with its message."""
     try:
         yield
     except (TypeError, ValueError, tf.errors.UnimplementedError, tf.errors.InvalidArgumentError) as error:
@@ -228,7 +195,7 @@ def naming_bad_inputs(element_spec, read_keys=None):
         if isinstance(error, tf.errors.InvalidArgumentError) and INPUT_CHECK in text:  # "[message] [values]"
             checked = text.split(INPUT_CHECK, 1)[1].splitlines()[0].replace("] [", " ", 1).rstrip("]")
             raise ValueError(INPUT_CHECK + checked) from error
-        note = string_input_note(error, element_spec, read_keys)
+        note = string_input_note(error, element_spec)
         if note is None:
             raise
         raise TypeError(note) from error

@@ -40,22 +40,21 @@ class CompiledLoop:
     weak reference: a finished run's iterator and its buffers are freed).
     """
 
-    def __init__(self, function, read_keys=None):
+    def __init__(self, function):
         self.function = function
-        self._read_keys = read_keys  # the feature keys model_fn reads (a failure on strings names those)
         self._iterator, self._concrete = lambda: None, None
         self._counts: Dict[int, tf.Tensor] = {}
 
     def __call__(self, iterator, num_steps):
         if num_steps not in self._counts:
             self._counts[num_steps] = tf.constant(num_steps, tf.int32)
-        with inputs.naming_bad_inputs(getattr(iterator, "element_spec", None), self._read_keys):
+        with inputs.naming_bad_inputs(getattr(iterator, "element_spec", None)):
             steps, exhausted, values = self._callable_for(iterator)(iterator, self._counts[num_steps])
         return LoopResult(int(steps), bool(exhausted), values)
 
     def trace(self, iterator):
         """Traces the loop for `iterator` without running it (start-up is timed by phase, common.engine.startup)."""
-        with inputs.naming_bad_inputs(getattr(iterator, "element_spec", None), self._read_keys):
+        with inputs.naming_bad_inputs(getattr(iterator, "element_spec", None)):
             self._callable_for(iterator)
 
     def _callable_for(self, iterator):
@@ -67,11 +66,10 @@ class CompiledLoop:
         return self._concrete
 
 
-def make_train_loop(step_fn, value_names, jit_compile=False, read_keys=None):
+def make_train_loop(step_fn, value_names, jit_compile=False):
     """loop(iterator, num_steps) -> LoopResult.
 
-    step_fn(batch) must return a dict of float32 scalars named `value_names`; read_keys: the feature keys
-    model_fn reads.
+    step_fn(batch) must return a dict of float32 scalars named `value_names`.
     """
     step = tf.function(step_fn, jit_compile=True, autograph=False) if jit_compile else step_fn
 
@@ -98,10 +96,10 @@ def make_train_loop(step_fn, value_names, jit_compile=False, read_keys=None):
         steps, exhausted, _, values = tf.while_loop(more, one_step, start)
         return steps, exhausted, values
 
-    return CompiledLoop(loop, read_keys)
+    return CompiledLoop(loop)
 
 
-def make_fetching_step(step_fn, jit_compile=False, read_keys=None):
+def make_fetching_step(step_fn, jit_compile=False):
     """fetch(iterator) -> LoopResult of one step whose values may be any tensors
     (a loop carries only the float32 scalars of make_train_loop), for a step
     at which a hook asks for model_fn's tensors."""
@@ -112,13 +110,13 @@ def make_fetching_step(step_fn, jit_compile=False, read_keys=None):
             batch = next(iterator)
         except StopIteration:
             return LoopResult(0, True, {})
-        with inputs.naming_bad_inputs(getattr(iterator, "element_spec", None), read_keys):
+        with inputs.naming_bad_inputs(getattr(iterator, "element_spec", None)):
             return LoopResult(1, False, step(batch))
 
     return fetch
 
 
-def make_eval_loop(step_fn, total_names, read_keys=None):
+def make_eval_loop(step_fn, total_names):
     """loop(iterator, num_steps) -> LoopResult whose values are the summed totals.
 
     num_steps < 0 runs until the input is exhausted.
@@ -142,7 +140,7 @@ def make_eval_loop(step_fn, total_names, read_keys=None):
         start = (tf.constant(0), tf.constant(False), {name: tf.constant(0.0, tf.float64) for name in total_names})
         return tf.while_loop(more, one_batch, start)
 
-    return CompiledLoop(loop, read_keys)
+    return CompiledLoop(loop)
 
 
 class LoopCache:

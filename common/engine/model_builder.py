@@ -139,7 +139,6 @@ class ModelBuilder:
         self._balancer = None
         self._probes = {}
         self._first_call = None  # the _FirstCall of the probe being traced
-        self.read_feature_keys = set()  # the feature keys model_fn read in a probe's first call
         self.vocabulary_files = set()  # the vocabulary files model_fn's lookup tables read (state.vocabularies)
         self.model_variables = []  # TrackedVariable, in creation order
         self.train_variables = None  # TrainVariables, after the TRAIN probe
@@ -175,8 +174,6 @@ class ModelBuilder:
         and places new variables) when none is built."""
         first_call = self._first_call if self._first_call is not None and self._first_call.outputs is None else None
         building = first_call is not None and first_call.building
-        if first_call is not None and type(features) is dict:  # (which features it reads: string_input_note)
-            features = inputs.ReadFeatures(features, self.read_feature_keys)
         optional = {"labels": labels, "mode": mode, "params": self._params, "config": self._config}
         creator = placement.placing_creator(self._plan.variable_devices, self._balancer) if building else None
         with self.registry.model_fn_scope(building, creator, global_step, deferring=True) as record:
@@ -277,10 +274,10 @@ class ModelBuilder:
         """probe() with the signature of a dataset's elements, one tower's share; or, given the mode's
         step_function, probe_step() with the dataset's whole element."""
         if step_function is not None:
-            with inputs.naming_bad_inputs(dataset.element_spec, self.read_feature_keys):
+            with inputs.naming_bad_inputs(dataset.element_spec):
                 return self.probe_step(mode, step_function, (inputs.element_signature(dataset),))
         signature = inputs.shard_signature(dataset)
-        with inputs.naming_bad_inputs(signature, self.read_feature_keys):
+        with inputs.naming_bad_inputs(signature):
             if mode == ModeKeys.PREDICT:
                 return self.probe(mode, (signature,), lambda features: (features, None))
             return self.probe(mode, signature, lambda features, labels: (features, labels))

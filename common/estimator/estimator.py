@@ -205,7 +205,7 @@ class Estimator:
         clock = startup.StartupClock("evaluate()")
         step = parts.loops.get("eval step", lambda: tf.function(parts.step.eval_step, autograph=False))
         dataset, info, restored = self._prepare(input_fn, ModeKeys.EVAL, step, checkpoint_path, clock)
-        loop = parts.loops.get("eval", lambda: loops.make_eval_loop(step, info.totals, parts.model.read_feature_keys))
+        loop = parts.loops.get("eval", lambda: loops.make_eval_loop(step, info.totals))
         iterator = iter(dataset)
         info.reset_metrics()
         run_batches = startup.timing_first_call(lambda count: parts.run_in_scope(loop, iterator, count), clock,

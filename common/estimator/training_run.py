@@ -73,12 +73,11 @@ def _step_runner(parts, iterator, values, clock):
     model, step = parts.model, parts.step
     loop = parts.loops.get("train", lambda: loops.make_train_loop(
         _probed_step(parts) or (lambda batch: step.train_step(batch, model.train_variables)), values,
-        step.compiles_whole_step, model.read_feature_keys))
+        step.compiles_whole_step))
 
     def fetching_step(named):
         return parts.loops.get(("fetch", named), lambda: loops.make_fetching_step(
-            lambda batch: step.train_step(batch, model.train_variables, named), step.compiles_whole_step,
-            model.read_feature_keys))
+            lambda batch: step.train_step(batch, model.train_variables, named), step.compiles_whole_step))
 
     def run_steps(count, wanted):
         named = tuple(sorted(set(wanted) - set(values)))

@@ -103,8 +103,7 @@ def _strings_input(string_labels, string_scale):
     x = np.ones((8, 2), np.float32)
     labels = np.array(["0", "1"] * 4) if string_labels else np.array([0, 1] * 4)
     scale = np.array(["1"] * 8) if string_scale else np.ones(8, np.float32)
-    names = np.array(["an innocent string feature model_fn never reads"] * 8)
-    return lambda: tf.data.Dataset.from_tensor_slices(({"x": x, "scale": scale, "name": names}, labels)).batch(4)
+    return lambda: tf.data.Dataset.from_tensor_slices(({"x": x, "scale": scale}, labels)).batch(4)
 
 
 @pytest.mark.parametrize("string_labels,string_scale,named", [
