@@ -21,7 +21,8 @@ from absl import logging
 
 from common.devices import placement
 from common.engine import inputs
-from common.engine.step import TrainVariables, tower_scope
+from common.engine.step import TrainVariables
+from common.hooks import protocol
 from common.spec import metrics
 from common.spec.model_fn import EstimatorSpec, ModeKeys, call_with_wanted_args, check_spec
 from common.state import checkpoints, vocabularies
@@ -56,14 +57,10 @@ class ProbeInfo:
     metric_variables: tuple  # every metric's state model_fn made, in eval_metric_ops or not
 
     @classmethod
-    def from_outputs(cls, outputs, mode, graph, metric_variables=(), scope=""):
-        """scope: the name scope model_fn's ops have in `graph` (a whole step's: the first tower's), left out
-        of the names offered (hooks ask for tensors by the names model_fn gave them)."""
+    def from_outputs(cls, outputs, mode, graph, metric_variables=()):
+        """The names offered are model_fn's own (a whole step's graph holds them under the first tower's scope:
+        hooks ask for tensors by the names model_fn gave them)."""
         spec, record = outputs
-        prefix = f"{scope}/" if scope else ""
-
-        def unscoped(name):
-            return name[len(prefix):] if prefix and name.startswith(prefix) else name
 
         hooks = {ModeKeys.TRAIN: spec.training_hooks, ModeKeys.EVAL: spec.evaluation_hooks,
                  ModeKeys.PREDICT: spec.prediction_hooks}[mode]
@@ -79,9 +76,9 @@ class ProbeInfo:
             keras_metrics=tuple(m for m in map(metrics.stateful, spec.eval_metric_ops.values()) if m is not None),
             export_outputs=None if spec.export_outputs is None else {
                 key: type(output) for key, output in spec.export_outputs.items()},
-            graph_tensors=frozenset(unscoped(op.name) for op in graph.get_operations()),
+            graph_tensors=frozenset(protocol.unscoped(op.name) for op in graph.get_operations()),
             learning_rate=learning_rate, summary_tensors=tuple(
-                unscoped(t.name) for t in record.summaries if t.dtype == tf.string), scaffold=spec.scaffold,
+                protocol.unscoped(t.name) for t in record.summaries if t.dtype == tf.string), scaffold=spec.scaffold,
             checkpoint_inits=tuple(record.checkpoint_inits), metric_variables=tuple(metric_variables))
 
     def reset_metrics(self):
@@ -235,8 +232,7 @@ class ModelBuilder:
             if mode == ModeKeys.TRAIN:
                 self._refuse_untracked(traced.trainable_variables)
             self._probes[mode] = ProbeInfo.from_outputs(outputs, mode, traced.graph,
-                                                        self.registry.metric_state.variables.values(),
-                                                        scope=tower_scope(0))
+                                                        self.registry.metric_state.variables.values())
         return self._probes[mode]
 
     def finish_train_build(self, optimizer):

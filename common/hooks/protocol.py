@@ -34,6 +34,11 @@ from common.state import checkpoints, summaries
 FIRST_TOWER_SCOPE = "tower_0"
 
 
+def unscoped(name):
+    """A name of model_fn's graph as model_fn gave it: without FIRST_TOWER_SCOPE."""
+    return name[len(FIRST_TOWER_SCOPE) + 1:] if name.startswith(FIRST_TOWER_SCOPE + "/") else name
+
+
 def value_name(fetch):
     """The name a hook asks for a value by: a string (a trailing ":0" dropped),
     a tensor of model_fn's graph (its name, without FIRST_TOWER_SCOPE), or the global-step variable."""
@@ -42,8 +47,7 @@ def value_name(fetch):
     if isinstance(fetch, tf.Variable) and fetch.name.split(":")[0] == "global_step":
         return "global_step"
     if isinstance(fetch, tf.Tensor) and hasattr(fetch, "graph"):  # a symbolic tensor (eager ones have no graph)
-        name = fetch.name
-        return value_name(name[len(FIRST_TOWER_SCOPE) + 1:] if name.startswith(FIRST_TOWER_SCOPE + "/") else name)
+        return value_name(unscoped(fetch.name))
     raise ValueError(
         f"{fetch!r}: a hook asks for a value by name (\"loss\", \"learning_rate\", \"global_step\", a spec "
         "scalar, a summary written in model_fn, or a tensor model_fn named with tf.identity(t, name=...)), "

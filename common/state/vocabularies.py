@@ -56,6 +56,20 @@ def _init(self, filename, *args, **kwargs):
 tf.lookup.TextFileInitializer.__init__ = _init
 
 
+_FINGERPRINTS = {}  # (path, size, mtime) -> fingerprint: a continuous evaluator checks at every checkpoint
+
+
+def current(path):
+    """fingerprint(path), read again only when a local file's size or modification time (in ns) changed."""
+    if "://" in path:  # (a remote file system's times are not fine enough to trust)
+        return fingerprint(path)
+    stat = os.stat(path)
+    key = (path, stat.st_size, stat.st_mtime_ns)
+    if key not in _FINGERPRINTS:
+        _FINGERPRINTS[key] = fingerprint(path)
+    return _FINGERPRINTS[key]
+
+
 def fingerprint(path, lines=None):
     """{"size", "lines", "sha256"} of the file's content (its first `lines` lines, given them)."""
     digest, count, size = hashlib.sha256(), 0, 0
@@ -82,10 +96,9 @@ def check(model_dir, files, what):
     it, except lines appended (a warning); `what`: the run, for the message."""
     recorded = _recorded(model_dir)
     for path in sorted(files):
-        before = recorded.get(path)
-        if before is None or fingerprint(path) == before:
+        before, now = recorded.get(path), current(path)
+        if before is None or now == before:
             continue
-        now = fingerprint(path)
         if now["lines"] > before["lines"] and fingerprint(path, before["lines"]) == before:
             logging.warning("Vocabulary file %s has %d lines appended since %s was trained: every trained id is "
                             "kept, the new words start untrained.", path, now["lines"] - before["lines"], model_dir)
@@ -102,7 +115,7 @@ def record(model_dir, files, fresh=False):
     """Adds to model_dir's record the fingerprint of each file in `files` it does not hold yet (of each of them,
     `fresh`: a model that starts new, trained with the files as they are now)."""
     recorded = _recorded(model_dir)
-    added = {path: fingerprint(path) for path in sorted(files) if fresh or path not in recorded}
+    added = {path: current(path) for path in sorted(files) if fresh or path not in recorded}
     if added:
         atomic.write_bytes(os.path.join(model_dir, FILE),
                            json.dumps({**recorded, **added}, indent=1, sort_keys=True).encode())

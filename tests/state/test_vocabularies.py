@@ -96,3 +96,17 @@ def test_a_lookup_table_model_fn_builds_from_a_file_is_fingerprinted_too(tmp_pat
     _write(vocabulary, ["yes", "no"])
     with pytest.raises(ValueError, match=f"the vocabulary file {vocabulary} changed"):
         common.Estimator(model_fn, str(tmp_path / "model")).train(data, steps=1)
+
+
+def test_a_file_is_read_again_only_when_its_size_or_time_changed(tmp_path, monkeypatch):
+    """A continuous evaluator checks the files at every checkpoint: an unchanged file is hashed once."""
+    vocabulary = tmp_path / "words.txt"
+    _write(vocabulary, WORDS)
+    reads = []
+    real = vocabularies.fingerprint
+    monkeypatch.setattr(vocabularies, "fingerprint", lambda path, lines=None: reads.append(path) or real(path, lines))
+    first = vocabularies.current(str(vocabulary))
+    assert vocabularies.current(str(vocabulary)) == first and len(reads) == 1
+    _write(vocabulary, list(reversed(WORDS)))  # (same size)
+    os.utime(vocabulary, ns=(os.stat(vocabulary).st_atime_ns, os.stat(vocabulary).st_mtime_ns + 1))
+    assert vocabularies.current(str(vocabulary))["sha256"] != first["sha256"] and len(reads) == 2
