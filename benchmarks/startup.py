@@ -1,7 +1,8 @@
 """Start-up cost: seconds from Estimator.train() to the first training step, ours against tf.estimator 2.15.
 
     python benchmarks/startup.py [--conformance=../shared/conformance]
-        [--reference_python=/path/to/tf215/venv/bin/python] [--rounds=3] [--programs=bert,census,cifar10]
+        [--reference_python=/path/to/tf215/venv/bin/python (default: $TF215_PYTHON)] [--rounds=3]
+        [--programs=bert,census,cifar10]
 
 Programs: the conformance suite's `bert` and `census` (its README: real
 tf.estimator programs; ours: after `python -m common.upgrade`, the TF 2.15
@@ -49,7 +50,7 @@ FLAGS = flags.FLAGS
 flags.DEFINE_string("conformance", "../shared/conformance",
                     "The conformance folder (programs/, data.py); relative: to the working directory, else to "
                     "the project root.")
-flags.DEFINE_string("reference_python", None,
+flags.DEFINE_string("reference_python", os.environ.get("TF215_PYTHON"),
                     "Python of a tensorflow-cpu==2.15.1 virtualenv (tf.estimator): the reference side; "
                     "none: ours only.")
 flags.DEFINE_integer("rounds", 3, "Runs of each program per side (alternating).", lower_bound=1)
