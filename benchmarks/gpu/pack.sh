@@ -6,10 +6,10 @@
 # that each part travels in one device call beside the working tree (whose
 # limit is 64 MiB in all). The README's GPU section says what to do next.
 #
-#   bash benchmarks/gpu/pack.sh [part size, default 48M]
+#   bash benchmarks/gpu/pack.sh [part size, default 50M: the tree takes about 13 of a call's 64 MiB]
 #
 # What goes in: TensorFlow's wheel (its C++ headers left out: they only
-# build custom ops), CUDA 12.5's runtime (cudart keeps versioned symbols, so
+# build custom ops; two op libraries nothing loads, see below), CUDA 12.5's runtime (cudart keeps versioned symbols, so
 # CUDA 13's cannot stand in for it; the other CUDA libraries can, see
 # setup_device.sh), and the pure-Python and small binary packages TensorFlow
 # and Keras import, at the versions this project is tested with, so that
@@ -17,7 +17,7 @@
 # TensorFlow was built against.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-part_size=${1:-48M}
+part_size=${1:-50M}
 out=.gpu_carry
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -36,7 +36,12 @@ python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 -
 for wheel in "$stage"/wheels/*.whl; do
     python3 -m zipfile -e "$wheel" "$stage/site"
 done
-rm -rf "$stage"/site/*.data "$stage/site/tensorflow/include"
+# Neither the C++ headers nor two op libraries that nothing loads in `import tensorflow`, Keras fit
+# or a training run (StableHLO's Python bindings for tf.mlir; tf2xla's Python op library, whose ops
+# libtensorflow_cc registers) are needed: leaving them out saves a part, hence a device call.
+rm -rf "$stage"/site/*.data "$stage/site/tensorflow/include" \
+    "$stage/site/tensorflow/compiler/mlir/stablehlo/stablehlo_extension.so" \
+    "$stage/site/tensorflow/compiler/tf2xla/ops/_xla_ops.so"
 
 rm -rf "$out" && mkdir -p "$out"
 tar -C "$stage" -cf - site | xz -T0 -9 | split -b "$part_size" - "$out/part_"
