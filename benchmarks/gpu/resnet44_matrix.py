@@ -8,9 +8,7 @@ far: Keras 3 fit of the same network (XLA, its GPU default); cifar10.main
 with one tower (variables on the card: the step compiles with XLA by
 default); two logical towers on the card (`--split_gpu=2`) with each tower
 compiled (`--jit_compile`) under both variable strategies, and without
-XLA; two towers under TensorFlow's auto-clustering
-(`TF_XLA_FLAGS=--tf_xla_auto_jit=2`, which once diverged to NaN);
-evaluation and prediction throughput; in float32, bfloat16 and float16.
+XLA; evaluation and prediction throughput; in float32, bfloat16 and float16.
 Every cifar10.main run has `--random_seed=1` and trains the same
 synthetic batch, so one and two towers' final losses are comparable.
 
@@ -44,20 +42,15 @@ flags.DEFINE_string("out", os.environ.get("OUT", "/tmp/resnet44_matrix"), "Folde
 
 ONE_TOWER = ["--num_gpus=1", "--variable_strategy=GPU"]
 TWO_TOWERS = ["--num_gpus=2", "--split_gpu=2"]
-# name: cifar10.main's flags (None: Keras fit) and extra environment.
+# name: cifar10.main's flags (None: Keras fit).
 RUNS = {
-    "keras fit": (None, {}),
-    "1 tower": (ONE_TOWER, {}),
-    "2 towers GPU xla": (TWO_TOWERS + ["--variable_strategy=GPU", "--jit_compile"], {}),
-    "2 towers CPU xla": (TWO_TOWERS + ["--variable_strategy=CPU", "--jit_compile"], {}),
-    "2 towers GPU": (TWO_TOWERS + ["--variable_strategy=GPU", "--nojit_compile"], {}),
-    "2 towers GPU auto_jit": (
-        TWO_TOWERS + ["--variable_strategy=GPU", "--nojit_compile"],
-        {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2"},
-    ),
+    "keras fit": None,
+    "1 tower": ONE_TOWER,
+    "2 towers GPU xla": TWO_TOWERS + ["--variable_strategy=GPU", "--jit_compile"],
+    "2 towers CPU xla": TWO_TOWERS + ["--variable_strategy=CPU", "--jit_compile"],
+    "2 towers GPU": TWO_TOWERS + ["--variable_strategy=GPU", "--nojit_compile"],
 }
-# Most wanted first: the float32 ratios, then bfloat16's, the launch-bound baseline, evaluation, the
-# auto-clustering check, float16.
+# Most wanted first: the float32 ratios, then bfloat16's, the launch-bound baseline, evaluation, float16.
 ORDER = [
     ("keras fit", "float32"),
     ("1 tower", "float32"),
@@ -68,7 +61,6 @@ ORDER = [
     ("2 towers GPU xla", "bfloat16"),
     ("2 towers GPU", "float32"),
     ("eval 1 tower", "float32"),
-    ("2 towers GPU auto_jit", "float32"),
     ("keras fit", "float16"),
     ("1 tower", "float16"),
     ("2 towers GPU xla", "float16"),
@@ -81,7 +73,7 @@ def final_loss(log):
     return float(found[-1]) if found else None
 
 
-def command_of(flags_, dtype, train_steps=None):
+def command_of(flags_, dtype):
     if flags_ is None:
         return [
             sys.executable,
@@ -101,7 +93,7 @@ def command_of(flags_, dtype, train_steps=None):
         f"--job_dir={job_dir}",
         "--synthetic_data",
         f"--num_layers={FLAGS.num_layers}",
-        f"--train_steps={train_steps or FLAGS.warmup + FLAGS.steps}",
+        f"--train_steps={FLAGS.warmup + FLAGS.steps}",
         f"--train_batch_size={FLAGS.batch_size}",
         "--eval_steps=1",
         "--save_checkpoints_steps=100000",
@@ -121,14 +113,14 @@ def eval_command():
     ]
 
 
-def measure(name, dtype, command, env_extra, timeout):
+def measure(name, dtype, command, timeout):
     """One run's record: examples/sec (training runs), final loss, wall seconds, exit status."""
     start = time.monotonic()
     try:
         result = subprocess.run(
             command,
             cwd=harness.ROOT,
-            env=dict(harness.child_env(), **env_extra),
+            env=harness.child_env(),
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -154,7 +146,7 @@ def measure(name, dtype, command, env_extra, timeout):
     if "cifar10_eval_throughput" in out:
         record["eval"] = [line for line in out.splitlines() if line.startswith("cifar10_eval")]
     with open(os.path.join(FLAGS.out, "logs.txt"), "a") as logs:
-        logs.write(f"==== {name} {dtype} {env_extra} {' '.join(command[1:])}\n{record}\n{out[-2000:]}\n{err[-6000:]}\n")
+        logs.write(f"==== {name} {dtype} {' '.join(command[1:])}\n{record}\n{out[-2000:]}\n{err[-6000:]}\n")
     with open(os.path.join(FLAGS.out, "matrix.jsonl"), "a") as matrix:
         matrix.write(json.dumps(record) + "\n")
     print(json.dumps(record), flush=True)
@@ -164,10 +156,9 @@ def measure(name, dtype, command, env_extra, timeout):
 def plan():
     for name, dtype in ORDER:
         if name == "eval 1 tower":
-            yield name, dtype, eval_command(), {}
+            yield name, dtype, eval_command()
             continue
-        flags_, env_extra = RUNS[name]
-        yield name, dtype, command_of(flags_, dtype, train_steps=60 if "auto_jit" in name else None), env_extra
+        yield name, dtype, command_of(RUNS[name], dtype)
 
 
 def table(records):
@@ -199,12 +190,12 @@ def main(argv):
     del argv
     os.makedirs(FLAGS.out, exist_ok=True)
     start, longest, records = time.monotonic(), 60.0, []
-    for name, dtype, command, env_extra in plan():
+    for name, dtype, command in plan():
         left = FLAGS.budget_s - (time.monotonic() - start)
         if left < longest:
             print(f"skipped (budget: {left:.0f} s left, longest run {longest:.0f} s): {name} {dtype}", flush=True)
             continue
-        records.append(measure(name, dtype, command, env_extra, timeout=left))
+        records.append(measure(name, dtype, command, timeout=left))
         longest = max(longest, records[-1]["wall_s"])
     table(records)
 

@@ -8,6 +8,8 @@ device).
 """
 
 import dataclasses
+import os
+import re
 from typing import Tuple
 
 import tensorflow as tf
@@ -88,11 +90,29 @@ class DevicePlan:
         auto leaves that off until it has been measured on GPUs. Across
         hosts the step holds collectives, so auto leaves XLA off there too.
         """
+        clustering = auto_clustering()
+        if clustering and self.uses_gpus and self.num_towers > 1:
+            raise DevicePlanError(
+                f"{clustering} turns on TensorFlow's XLA auto-clustering, which trains several GPU towers to NaN "
+                "(ResNet-44 on 2 logical GPUs of one card: NaN at step 3, either variable strategy); turn it off "
+                "and pass --jit_compile (RunConfig(jit_compile=True)), which compiles each tower"
+            )
         if jit_compile is None:
             jit_compile = self.uses_gpus and self.on_one_device and not across_hosts
         if not jit_compile:
             return None
         return STEP if self.on_one_device else TOWER
+
+
+def auto_clustering():
+    """How TensorFlow's own XLA auto-clustering was turned on (TF_XLA_FLAGS or tf.config.optimizer.set_jit),
+    or None where it is off."""
+    flag = re.search(r"--tf_xla_auto_jit=(\S+)", os.environ.get("TF_XLA_FLAGS", ""))
+    if flag and flag.group(1) not in ("0", "-1"):
+        return f"TF_XLA_FLAGS={flag.group(0)}"
+    if tf.config.optimizer.get_jit():
+        return "tf.config.optimizer.set_jit(True)"
+    return None
 
 
 def make_device_plan(num_gpus, variable_strategy, cpu_towers=0):

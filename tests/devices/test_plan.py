@@ -1,6 +1,7 @@
 """The device plan: checks naming the flag and the numbers, and what XLA compiles where."""
 
 import pytest
+import tensorflow as tf
 
 from common.devices import hosts
 from common.devices import plan as towers
@@ -42,3 +43,22 @@ def test_xla_compiles_the_step_on_one_device_and_each_tower_over_several():
     assert TowerStep(None, two_gpus, one_host).compiled_unit is None
     assert TowerStep(None, two_gpus, one_host, jit_compile=True).compiled_unit == towers.TOWER
     assert one_gpu.compiled_unit(None, across_hosts=True) is None  # collectives across hosts
+
+
+def test_auto_clustering_over_several_gpu_towers_is_refused_by_what_turned_it_on(monkeypatch):
+    two_gpus = towers.DevicePlan(("/gpu:0", "/gpu:1"), "GPU")
+    monkeypatch.setenv("TF_XLA_FLAGS", "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit")
+    with pytest.raises(towers.DevicePlanError, match=r"TF_XLA_FLAGS=--tf_xla_auto_jit=2 turns on .* --jit_compile"):
+        two_gpus.compiled_unit(None)
+    # One GPU tower and CPU towers train under it as without it (measured), so they are let through.
+    assert towers.DevicePlan(("/gpu:0",), "GPU").compiled_unit(None) == towers.STEP
+    assert towers.DevicePlan(("/cpu:0", "/cpu:1"), "CPU").compiled_unit(None) is None
+    monkeypatch.setenv("TF_XLA_FLAGS", "--tf_xla_auto_jit=0")
+    assert two_gpus.compiled_unit(True) == towers.TOWER
+    monkeypatch.delenv("TF_XLA_FLAGS")
+    tf.config.optimizer.set_jit(True)
+    try:
+        with pytest.raises(towers.DevicePlanError, match=r"tf.config.optimizer.set_jit\(True\) turns on"):
+            two_gpus.compiled_unit(True)
+    finally:
+        tf.config.optimizer.set_jit(False)
