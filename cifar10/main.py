@@ -14,6 +14,7 @@ import tensorflow as tf
 from absl import app, flags, logging
 
 import common
+from common.devices import parameter_servers
 from cifar10 import input_fn, model_fn, resnet
 from common import hooks
 from common.jobs import cli, optimizers
@@ -36,8 +37,8 @@ flags.DEFINE_integer("decay_steps", 10000, "exponential: steps per --decay_rate 
 flags.DEFINE_float("decay_rate", 0.1, "exponential: factor every --decay_steps.", lower_bound=0)
 flags.DEFINE_enum("optimizer", "momentum", list(optimizers.OPTIMIZERS), "momentum SGD (official) or adam.")
 flags.DEFINE_boolean("use_distortion_for_training", True, "Pad, random crop and flip training images.")
-flags.DEFINE_boolean("sync", False, "Synchronous training across the workers of TF_CONFIG (required there: "
-                     "asynchronous parameter-server training is not supported); one host is always synchronous.")
+flags.DEFINE_boolean("sync", False, "Synchronous training across the chief and workers of TF_CONFIG; without it "
+                     "TF_CONFIG needs ps tasks (asynchronous, the official default); one host is always synchronous.")
 flags.DEFINE_float("batch_norm_decay", 0.997, "Decay for batch norm moving averages.", lower_bound=0, upper_bound=1)
 flags.DEFINE_float("batch_norm_epsilon", 1e-5, "Epsilon for batch norm.", lower_bound=0)
 flags.DEFINE_boolean("synthetic_data", False, "Random images of the right shape instead of --data_dir.")
@@ -86,8 +87,12 @@ def main(argv):
     cli.check_batch_sizes(plan, train_batch_size=FLAGS.train_batch_size, eval_batch_size=FLAGS.eval_batch_size)
     if cluster.num_workers > 1 and not FLAGS.sync:
         raise app.UsageError(
-            f"TF_CONFIG names {cluster.num_workers} workers but --sync is off: asynchronous parameter-server "
-            "training is not supported; pass --sync to train synchronously across the workers")
+            f"TF_CONFIG names {cluster.num_workers} workers and no ps tasks but --sync is off: asynchronous "
+            "training keeps its variables on ps tasks; name them in TF_CONFIG, or pass --sync to train "
+            "synchronously across the workers")
+    if FLAGS.sync and isinstance(cluster, (parameter_servers.ParameterServerCluster, parameter_servers.ServingTask)):
+        raise app.UsageError("--sync trains the chief and workers together, but TF_CONFIG names ps tasks, which "
+                             "asynchronous training uses: leave --sync out, or the ps tasks out of TF_CONFIG")
     synthetic = FLAGS.synthetic_data
     train_examples = 50000 if synthetic else input_fn.preflight(FLAGS.data_dir)["train"]
     batches_per_epoch = train_examples // (FLAGS.train_batch_size * cluster.num_workers)

@@ -26,6 +26,17 @@ logging.set_verbosity(logging.INFO)
 
 
 @pytest.fixture
+def processes():
+    """A list to append the Popen of each task a test starts; those still running afterwards are killed."""
+    started = []
+    yield started
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+
+
+@pytest.fixture
 def small_disk(tmp_path):
     """A 1.5 MiB tmpfs, where the machine lets this process mount one."""
     mount_point = tmp_path / "small"

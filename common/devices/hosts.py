@@ -1,4 +1,5 @@
-"""Training across hosts with TF_CONFIG, on tf.distribute.MultiWorkerMirroredStrategy.
+"""Training across hosts with TF_CONFIG, on tf.distribute.MultiWorkerMirroredStrategy (with ps tasks in
+TF_CONFIG: asynchronously, common.devices.parameter_servers).
 
 Each host (a `chief` or `worker` task of TF_CONFIG) runs its towers as on
 one machine and averages their gradients; the per-host averages are then
@@ -25,30 +26,20 @@ caller asks whether there is a cluster.
 
 import contextlib
 import dataclasses
-import json
 import os
-import re
-import socket
-import time
 from typing import Optional
 
 import tensorflow as tf
 from absl import logging
 
-TASK_TYPES = ("chief", "worker")
-EVALUATOR = "evaluator"
+from common.devices import parameter_servers
+from common.devices.tf_config import (  # noqa: F401 (the errors and names are this module's API too)
+    EVALUATOR, PS, TASK_TYPES, ClusterConfigError, ClusterStartError, checked_tf_config, wait_for_tasks)
 
-
-class ClusterConfigError(ValueError):
-    """TF_CONFIG that does not describe a chief/worker cluster this task belongs to."""
 
 
 class WorkerLostError(RuntimeError):
     """A collective operation failed: another host died or cannot be reached."""
-
-
-class ClusterStartError(RuntimeError):
-    """Some tasks of the cluster did not start within the start-up limit."""
 
 
 _COLLECTIVE_FAILURES = (tf.errors.UnavailableError, tf.errors.DeadlineExceededError,
@@ -64,9 +55,13 @@ class LocalCluster:
     worker_index = 0
     is_chief = True
     is_evaluator = False
+    serves = False  # (a parameter-server job's ps and worker tasks serve)
 
     def shard(self, dataset):
         return dataset
+
+    def variable_scope(self):
+        return contextlib.nullcontext()
 
     def all_reduce(self, values, op=tf.distribute.ReduceOp.MEAN):
         return list(values)
@@ -96,6 +91,10 @@ class Cluster:
     num_workers: int
     collective_timeout_secs: Optional[float] = None  # what bounds each collective (--collective_timeout_secs)
     is_evaluator = False
+    serves = False
+
+    def variable_scope(self):
+        return contextlib.nullcontext()  # variables are made on each host and kept equal
 
     @property
     def is_chief(self):
@@ -165,99 +164,6 @@ class Cluster:
             ) from error
 
 
-_ADDRESS = re.compile(r"^[A-Za-z0-9_.\-\[\]:]+:(\d{1,5})$")
-
-
-def _checked_tf_config(raw):
-    """(cluster, task type, task index) from TF_CONFIG, checked whole: a
-    ClusterConfigError names the field that is wrong, whatever the cluster's size."""
-    try:
-        config = json.loads(raw)
-    except ValueError as error:
-        raise ClusterConfigError(f"TF_CONFIG is not valid JSON: {error}") from error
-    if not isinstance(config, dict):
-        raise ClusterConfigError(f"TF_CONFIG must be a JSON object with cluster and task, got {raw!r}")
-    cluster, task = config.get("cluster", {}), config.get("task", {})
-    if not isinstance(cluster, dict) or not isinstance(task, dict):
-        raise ClusterConfigError(f"TF_CONFIG's cluster and task must be objects, got {raw!r}")
-    unknown = sorted(set(cluster) - set(TASK_TYPES))
-    if unknown:
-        raise ClusterConfigError(
-            f"TF_CONFIG has {unknown} tasks; only synchronous chief/worker clusters are supported "
-            "(asynchronous parameter-server training is not)")
-    for job, addresses in cluster.items():
-        if not isinstance(addresses, list):
-            raise ClusterConfigError(
-                f"TF_CONFIG cluster.{job} must be a list of host:port addresses, got {addresses!r}")
-        for index, address in enumerate(addresses):
-            match = _ADDRESS.match(address) if isinstance(address, str) else None
-            if not match or not 0 < int(match.group(1)) < 65536:
-                raise ClusterConfigError(f"TF_CONFIG cluster.{job}[{index}] = {address!r} is not a host:port address")
-    if not cluster:
-        return cluster, None, 0
-    task_type, task_id = task.get("type"), task.get("index", 0)
-    if task_type == EVALUATOR:
-        if task_id != 0:
-            raise ClusterConfigError(f"TF_CONFIG task evaluator:{task_id}: there is one evaluator task, index 0")
-        return cluster, task_type, task_id
-    if task_type not in TASK_TYPES:
-        raise ClusterConfigError(
-            f"TF_CONFIG task.type = {task_type!r} is not one of {', '.join(TASK_TYPES + (EVALUATOR,))}")
-    if not isinstance(task_id, int) or not 0 <= task_id < len(cluster.get(task_type, [])):
-        raise ClusterConfigError(
-            f"TF_CONFIG task {task_type}:{task_id} is not in the cluster: it has "
-            f"{len(cluster.get(task_type, []))} {task_type} task(s) ({json.dumps(cluster)})")
-    return cluster, task_type, task_id
-
-
-def _accepts(address, seconds=1.0):
-    host, port = address.rsplit(":", 1)
-    try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=seconds):
-            return True
-    except OSError:
-        return False
-
-
-def wait_for_tasks(cluster, task_type, task_id, timeout_seconds, clock=time.monotonic, poll_seconds=0.5):
-    """Waits until every other task's address accepts a TCP connection;
-    ClusterStartError naming the tasks that never did once timeout_seconds pass.
-
-    TensorFlow's own start-up wait blocks holding the GIL, with a SIGTERM
-    handler of its own, so it can neither time out nor be stopped; this wait
-    is Python's (a stop signal ends it at once). Meanwhile this task listens
-    on its own port, so that the others' waits end too; the listener is
-    closed before TensorFlow's server takes the port.
-    """
-    own_port = int(cluster[task_type][task_id].rsplit(":", 1)[1])
-    others = {f"{job}:{index}": address for job, addresses in cluster.items()
-              for index, address in enumerate(addresses) if (job, index) != (task_type, task_id)}
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("", own_port))
-    listener.listen(16)
-    listener.setblocking(False)
-    deadline = clock() + timeout_seconds
-    try:
-        while True:
-            others = {task: address for task, address in others.items() if not _accepts(address)}
-            if not others:
-                return
-            if clock() >= deadline:
-                missing = ", ".join(f"{task} ({address})" for task, address in others.items())
-                raise ClusterStartError(
-                    f"{task_type}:{task_id}: the tasks {missing} of TF_CONFIG did not start within "
-                    f"{timeout_seconds:g} s (--cluster_start_timeout_secs); start them, or fix TF_CONFIG")
-            try:
-                while True:
-                    listener.accept()[0].close()
-            except BlockingIOError:
-                pass
-            time.sleep(poll_seconds)
-    finally:
-        listener.close()
-
-
 def from_tf_config(timeout_seconds=600, start_timeout_seconds=600):
     """A Cluster from the TF_CONFIG environment variable; a LocalCluster on one host.
 
@@ -268,10 +174,14 @@ def from_tf_config(timeout_seconds=600, start_timeout_seconds=600):
     raw = os.environ.get("TF_CONFIG")
     if not raw:
         return LocalCluster()
-    cluster, task_type, task_id = _checked_tf_config(raw)
+    cluster, task_type, task_id = checked_tf_config(raw)
     if task_type == EVALUATOR:
         logging.info("The evaluator task: evaluating the chief's checkpoints as they appear")
         return EvaluatorTask()
+    if PS in cluster:
+        if task_type == "chief":
+            wait_for_tasks(cluster, task_type, task_id, start_timeout_seconds)
+        return parameter_servers.role(cluster, task_type, task_id)
     num_workers = sum(len(cluster.get(t, [])) for t in TASK_TYPES)
     if num_workers <= 1:
         return LocalCluster()
@@ -283,3 +193,14 @@ def from_tf_config(timeout_seconds=600, start_timeout_seconds=600):
     strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=resolver, communication_options=options)
     logging.info("Worker %s:%d of %d hosts", task_type, task_id, num_workers)
     return Cluster(strategy, task_type, task_id, num_workers, timeout_seconds)
+
+
+def run_config_default():
+    """RunConfig's cluster when none is given: the task's part in a parameter-server job where TF_CONFIG names ps
+    tasks (tf.estimator's RunConfig read TF_CONFIG and trained those jobs with no strategy given); otherwise this
+    host alone (synchronous hosts come from train_distribute, or the mains' TF_CONFIG)."""
+    raw = os.environ.get("TF_CONFIG")
+    if raw and PS in (checked_tf_config(raw)[0] or {}):
+        return from_tf_config()
+    return LocalCluster()
+

@@ -12,7 +12,8 @@ device plan (and, across hosts, the project's cluster):
 - MultiWorkerMirroredStrategy: a tower per local device, the hosts of its
   cluster resolver (TF_CONFIG) as the project's cluster.
 
-Strategies that cannot be mapped (TPUs, parameter servers) are refused by name.
+Strategies that cannot be mapped (TPUs; parameter servers, which TF_CONFIG's ps tasks give
+RunConfig() without a strategy) are refused by name.
 """
 
 import tensorflow as tf
@@ -22,9 +23,9 @@ from common.devices.plan import CPU, GPU, HOST_DEVICE, DevicePlan
 
 _REFUSED = {
     "TPUStrategy": "TPUs are not supported here; train on GPUs with MirroredStrategy or --num_gpus",
-    "ParameterServerStrategy": "parameter servers are not supported here; use MultiWorkerMirroredStrategy "
-                               "(TF_CONFIG workers) for several hosts, or CentralStorageStrategy for "
-                               "variables on the CPU of one host",
+    "ParameterServerStrategy": "leave train_distribute out: with ps tasks in TF_CONFIG, RunConfig() trains "
+                               "asynchronously on the parameter servers itself (common.devices.parameter_servers); "
+                               "CentralStorageStrategy puts the variables on the CPU of one host",
 }
 
 

@@ -282,8 +282,8 @@ class ModelBuilder:
         """ValueError naming each trainable variable model_fn reads that no module,
         served store or optimizer holds (one made outside model_fn): nothing would
         train it or save it, silently."""
-        tracked = {t.variable.ref() for t in self.model_variables}
-        untracked = [v.name for v in read_variables if v.ref() not in tracked]
+        tracked = {t.variable.handle.ref() for t in self.model_variables}  # (by handle: a strategy's variable
+        untracked = [v.name for v in read_variables if v.handle.ref() not in tracked]  # wraps the one a trace reads)
         if untracked:
             raise ValueError(
                 f"model_fn reads the trainable variable{'s' if len(untracked) > 1 else ''} {', '.join(untracked)}, "

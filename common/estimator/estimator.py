@@ -179,6 +179,9 @@ class Estimator:
         for name, value in (("steps", steps), ("max_steps", max_steps)):
             if value is not None and value <= 0:
                 raise ValueError(f"Must specify {name} > 0, given: {value}")
+        if self._parts.cluster.serves:  # a parameter-server job's ps or worker task
+            self._parts.cluster.serve(self.model_dir)
+            return self
         if self.is_chief:
             training_run.train(self, self._parts, input_fn, hooks, steps, max_steps, saving_listeners)
             return self

@@ -58,7 +58,7 @@ class RunConfig:
     jit_compile: Optional[bool] = None  # None: XLA where it pays (decided by DevicePlan.compiled_unit)
     device_plan: Optional[DevicePlan] = None
     checkpoint_input_pipeline: bool = False
-    cluster: object = dataclasses.field(default_factory=hosts.LocalCluster)  # hosts (TF_CONFIG)
+    cluster: object = dataclasses.field(default_factory=hosts.run_config_default)  # hosts (TF_CONFIG)
     train_distribute: object = None
     eval_distribute: object = None
     session_config: object = None

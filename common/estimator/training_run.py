@@ -16,6 +16,8 @@ from absl import logging
 
 from common.engine import inputs, loops, startup, train_loop
 from common.engine import step as step_module
+from common.devices import parameter_servers
+from common.estimator import scheduled_steps
 from common.estimator.parts import user_hooks
 from common.hooks import signals
 from common.hooks.protocol import Hook, RunContext
@@ -104,7 +106,10 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
     clock = startup.StartupClock("train()")
     dataset = inputs.dataset_for_run(input_fn, ModeKeys.TRAIN, parts.params, config)
     clock.lap("input_fn")
-    info = model.probe_dataset(ModeKeys.TRAIN, dataset, _probed_step(parts))
+    scheduling = isinstance(parts.cluster, parameter_servers.ParameterServerCluster)
+    with parts.cluster.variable_scope():  # (a parameter-server job's: its variables on the ps tasks)
+        info = model.probe_dataset(ModeKeys.TRAIN, dataset, _probed_step(parts))
+        named_state = model.named_state(with_optimizer=True)
     clock.lap("tracing model_fn")
     restored = state.restore(ModeKeys.TRAIN, info=info)
     model_dir = state.store.model_dir
@@ -112,7 +117,6 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
         model_dir_lock.hold(model_dir)
         vocabularies.record(model_dir, model.vocabulary_files, fresh=not restored)
     state.store.remove_partial_saves()
-    named_state = model.named_state(with_optimizer=True)
     parts.cluster.broadcast_from_chief(named_state.values())
     start = int(model.global_step.numpy())
     if max_steps is not None and start >= max_steps:
@@ -120,7 +124,7 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
         return
     if restored:
         logging.info("Restored %s; resuming training at global step %d.", restored, start)
-    iterator = iter(dataset)
+    iterator = None if scheduling else iter(dataset)  # (a parameter-server job's workers read their own)
     # Across hosts only the chief keeps checkpoints, so no host's input position could be restored.
     input_state = iterator if config.checkpoint_input_pipeline and parts.cluster.num_workers == 1 else None
     if input_state is not None and restored:
@@ -161,9 +165,13 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
                          + run_hooks + default_saver
                          + [x for x in listeners if isinstance(x, Hook)]  # TF1 listeners' begin/end
                          + [signals.StopOnSignalHook(stop_requests, cluster_stop)])
-            final_loss = train_loop.run(_step_runner(parts, iterator, values, clock),
+            runner = scheduled_steps.step_runner(parts, input_fn, values) if scheduling else _step_runner(
+                parts, iterator, values, clock)
+            final_loss = train_loop.run(runner,
                                         lambda: int(model.global_step.numpy()), all_hooks, context,
                                         config.steps_per_loop)
     finally:
         writer.close()
+    if scheduling:
+        parts.cluster.finish(model_dir)
     logging.info("Loss for final step: %s.", final_loss)

@@ -3,7 +3,6 @@
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -12,18 +11,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from common.devices import hosts
-from tests import ROOT
-
-
-def free_ports(count):
-    sockets = [socket.socket() for _ in range(count)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
+from common.devices import hosts, tf_config
+from tests import ROOT, free_ports
 
 
 def launch(tmp_path, task=None, cluster=None, *flags):
@@ -33,16 +22,6 @@ def launch(tmp_path, task=None, cluster=None, *flags):
         env["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": task[0], "index": task[1]}})
     return subprocess.Popen([sys.executable, "-m", "tests.multiworker_job", *flags], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-@pytest.fixture
-def processes():
-    started = []
-    yield started
-    for process in started:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=30)
 
 
 def saved_steps(model_dir):
@@ -125,13 +104,16 @@ def test_one_host_is_a_cluster_of_one_whose_cross_host_operations_are_the_identi
     ('{"cluster": {"worker": ["localhost:1"]}, "task": {"type": "worker", "index": 5}}',
      "TF_CONFIG task worker:5 is not in the cluster: it has 1 worker task(s)"),
     ('{"cluster": {"chief": ["localhost:1"]}, "task": {"type": "ps", "index": 0}}',
-     "TF_CONFIG task.type = 'ps' is not one of chief, worker, evaluator"),
+     "TF_CONFIG task ps:0 is not in the cluster: it has 0 ps task(s)"),
     ('{"cluster": {"chief": ["localhost"]}, "task": {"type": "chief"}}',
      "TF_CONFIG cluster.chief[0] = 'localhost' is not a host:port address"),
     ('{"cluster": {"chief": ["h:1"], "worker": ["h:99999"]}, "task": {"type": "chief"}}',
      "TF_CONFIG cluster.worker[0] = 'h:99999' is not a host:port address"),
     ('{"cluster": {"chief": "h:1"}, "task": {"type": "chief"}}', "TF_CONFIG cluster.chief must be a list"),
-    ('{"cluster": {"chief": ["h:1"], "ps": ["h:2"]}, "task": {"type": "chief"}}', "TF_CONFIG has ['ps'] tasks"),
+    ('{"cluster": {"chief": ["h:1"], "master": ["h:2"]}, "task": {"type": "chief"}}',
+     "TF_CONFIG has ['master'] tasks; a cluster has chief, worker and (for asynchronous training) ps tasks"),
+    ('{"cluster": {"worker": ["h:1"], "ps": ["h:2"]}, "task": {"type": "worker"}}',
+     "TF_CONFIG has ps tasks but no chief"),
     ("[1, 2]", "TF_CONFIG must be a JSON object"),
     ("{cluster:", "TF_CONFIG is not valid JSON"),
 ])
@@ -164,7 +146,7 @@ def test_a_chief_whose_worker_never_starts_stops_at_the_start_up_limit_naming_it
 def test_sigterm_ends_the_start_up_wait_at_once(tmp_path, processes):
     chief, chief_port, _ = lone_chief(tmp_path, processes, 600)
     deadline = time.time() + 120
-    while not hosts._accepts(f"127.0.0.1:{chief_port}"):  # listening: it is waiting for the worker
+    while not tf_config.accepts(f"127.0.0.1:{chief_port}"):  # listening: it is waiting for the worker
         assert chief.poll() is None and time.time() < deadline
         time.sleep(0.2)
     signalled = time.time()

@@ -77,7 +77,7 @@ class ParameterServerStrategyV2:
 
 @pytest.mark.parametrize("strategy,message", [
     (TPUStrategy(), r"RunConfig\(train_distribute=TPUStrategy\): TPUs are not supported here"),
-    (ParameterServerStrategyV2(), r"ParameterServerStrategyV2\): parameter servers are not supported here"),
+    (ParameterServerStrategyV2(), r"ParameterServerStrategyV2\): leave train_distribute out: with ps tasks"),
     (object(), r"RunConfig\(train_distribute=object\): not a strategy this project can map"),
 ])
 def test_strategies_that_cannot_be_mapped_are_refused_by_name(strategy, message):

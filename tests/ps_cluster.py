@@ -1,0 +1,43 @@
+"""tests.ps_job on a local parameter-server cluster: a chief, 2 workers and 2 ps tasks on 127.0.0.1 ports."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+from tests import ROOT, free_ports
+
+
+def job(tmp_path, processes, *flags, tasks=(("chief", 0), ("worker", 0), ("worker", 1), ("ps", 0), ("ps", 1))):
+    """Starts tests.ps_job on every task of a fresh 5-task cluster; returns {task: Popen}."""
+    ports = iter(free_ports(5))
+    cluster = {"chief": [f"127.0.0.1:{next(ports)}"], "worker": [f"127.0.0.1:{next(ports)}" for _ in range(2)],
+               "ps": [f"127.0.0.1:{next(ports)}" for _ in range(2)]}
+    started = {}
+    for task_type, index in tasks:
+        started[(task_type, index)] = run(tmp_path, {"cluster": cluster, "task": {"type": task_type, "index": index}},
+                                          *flags)
+        processes.append(started[(task_type, index)])
+    return started
+
+
+def run(tmp_path, config, *flags):
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    env.pop("TF_CONFIG", None)
+    if config:
+        env["TF_CONFIG"] = json.dumps(config)
+    return subprocess.Popen([sys.executable, "-m", "tests.ps_job", f"--model_dir={tmp_path / 'model'}", *flags],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finished(started, timeout=150):
+    return {task: process.communicate(timeout=timeout) for task, process in started.items()}
+
+
+def saved_steps(model_dir):
+    return sorted(int(p.name.split("-")[1].split(".")[0]) for p in model_dir.glob("model.ckpt-*.index"))
+
+
+def logged_losses(log):
+    return [float(loss) for loss in re.findall(r"loss = ([0-9.e-]+), step = \d+", log)]

@@ -1,0 +1,57 @@
+"""A tf.estimator-style program for the parameter-server tests (python -m tests.ps_job).
+
+The same command runs on every task of the job: TF_CONFIG (with ps tasks)
+says which task this is, and RunConfig() reads it, as tf.estimator's did.
+On the chief it trains (variables on the ps tasks, steps on the workers),
+then prints where every variable lives and evaluates; on a ps or worker
+task train() serves until the chief has ended. Without TF_CONFIG it is one
+host reading the job's model_dir (--evaluate_only).
+"""
+
+import json
+
+import keras
+import tensorflow as tf
+from absl import app, flags
+
+import common
+from common.jobs import cli
+from tests import models
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("model_dir", None, "The job's model dir.")
+flags.DEFINE_integer("train_steps", 40, "Global steps.")
+flags.DEFINE_integer("batch_size", 16, "Batch per worker step.")
+flags.DEFINE_boolean("evaluate_only", False, "Evaluate the model dir's last checkpoint on this host alone.")
+
+
+def model_fn(features, labels, mode, params):
+    net = common.get_module("net", lambda: keras.Sequential([
+        keras.layers.Dense(32, activation="tanh", name="hidden"), keras.layers.Dense(3, name="logits")], name="mlp"))
+    logits = net(features)
+    loss = keras.ops.mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+    optimizer = common.get_optimizer(lambda: keras.optimizers.SGD(0.05, momentum=0.9))
+    accuracy = tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, axis=1))
+    return common.EstimatorSpec(mode, loss=loss, optimizer=optimizer, predictions=logits,
+                                eval_metric_ops={"accuracy": accuracy})
+
+
+def main(argv):
+    del argv
+    features, labels = models.blobs(4096, dim=8)
+    config = common.RunConfig(model_dir=FLAGS.model_dir, save_checkpoints_steps=10, steps_per_loop=5, tf_random_seed=3,
+                              log_step_count_steps=5)
+    estimator = common.Estimator(model_fn, config=config)
+    if not FLAGS.evaluate_only:
+        estimator.train(models.train_input(features, labels, FLAGS.batch_size, shuffle_seed=1),
+                        max_steps=FLAGS.train_steps)
+    if estimator.is_chief:
+        print("DEVICES " + json.dumps(estimator.variable_devices()), flush=True)
+        metrics = estimator.evaluate(models.eval_input(features, labels, 256))
+        print("EVAL " + json.dumps({k: float(v) for k, v in metrics.items()}), flush=True)
+    print("done", flush=True)
+
+
+if __name__ == "__main__":
+    flags.mark_flag_as_required("model_dir")
+    app.run(cli.reporting_errors(main))
