@@ -9,26 +9,30 @@ import sys
 from tests import ROOT, free_ports
 
 
-def job(tmp_path, processes, *flags, tasks=(("chief", 0), ("worker", 0), ("worker", 1), ("ps", 0), ("ps", 1))):
-    """Starts tests.ps_job on every task of a fresh 5-task cluster; returns {task: Popen}."""
+def job(tmp_path, processes, *flags, program="tests.ps_job",
+        tasks=(("chief", 0), ("worker", 0), ("worker", 1), ("ps", 0), ("ps", 1))):
+    """Starts `python -m program` on every task of a fresh 5-task cluster; returns {task: Popen}."""
     ports = iter(free_ports(5))
     cluster = {"chief": [f"127.0.0.1:{next(ports)}"], "worker": [f"127.0.0.1:{next(ports)}" for _ in range(2)],
                "ps": [f"127.0.0.1:{next(ports)}" for _ in range(2)]}
     started = {}
     for task_type, index in tasks:
-        started[(task_type, index)] = run(tmp_path, {"cluster": cluster, "task": {"type": task_type, "index": index}},
-                                          *flags)
+        config = {"cluster": cluster, "task": {"type": task_type, "index": index}}
+        started[(task_type, index)] = run(tmp_path, config, *flags, program=program)
         processes.append(started[(task_type, index)])
     return started
 
 
-def run(tmp_path, config, *flags):
+def run(tmp_path, config, *flags, program="tests.ps_job"):
+    """`python -m program` as the task `config` (a TF_CONFIG, or None: one host); tests.ps_job gets the model dir."""
     env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     env.pop("TF_CONFIG", None)
     if config:
         env["TF_CONFIG"] = json.dumps(config)
-    return subprocess.Popen([sys.executable, "-m", "tests.ps_job", f"--model_dir={tmp_path / 'model'}", *flags],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if program == "tests.ps_job":
+        flags = (f"--model_dir={tmp_path / 'model'}", *flags)
+    return subprocess.Popen([sys.executable, "-m", program, *flags], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
 
 
 def finished(started, timeout=150):

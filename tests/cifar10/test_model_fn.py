@@ -1,5 +1,6 @@
 """cifar10: ResNet sizes, flag checks, and learning through python -m cifar10.main."""
 
+import json
 import os
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import tensorflow as tf
 
 from cifar10 import generate_cifar10_tfrecords as generator
 from cifar10 import resnet
-from tests import ROOT, cifar_files
+from tests import ROOT, cifar_files, ps_cluster
 
 
 @pytest.mark.parametrize("num_layers,millions", [(20, 0.27), (32, 0.46), (44, 0.66), (56, 0.85), (110, 1.7)])
@@ -88,3 +89,26 @@ def test_resnet20_learns_colours(colour_data, tmp_path, towers):
     as_uint8 = served["serving_uint8"](image=tf.zeros([2, 32, 32, 3], tf.uint8))["classes"]
     as_float = served["serving_default"](image=tf.zeros([2, 32, 32, 3]))["classes"]
     assert as_uint8.numpy().tolist() == as_float.numpy().tolist()
+
+
+def test_without_sync_a_tf_config_with_ps_tasks_trains_asynchronously_as_the_official_example_did(tmp_path,
+                                                                                                 processes):
+    job_dir = tmp_path / "job"
+    started = ps_cluster.job(tmp_path, processes, f"--job_dir={job_dir}", "--synthetic_data", "--num_layers=8",
+                             "--train_batch_size=16", "--eval_batch_size=16", "--train_steps=30", "--eval_steps=2",
+                             "--save_checkpoints_steps=10", "--num_gpus=0", program="cifar10.main")
+    outputs = ps_cluster.finished(started)
+    for task, (_, err) in outputs.items():
+        assert started[task].returncode == 0, (task, err[-3000:])
+    chief_out, chief_err = outputs[("chief", 0)]
+    assert "The chief of a parameter-server job: variables on 2 ps task(s), steps on 2 worker(s)" in chief_err
+    assert "Eval accuracy:" in chief_out and "(global step 30)" in chief_out
+    assert ps_cluster.saved_steps(job_dir)[-1] == 30 and list((job_dir / "export").iterdir())
+    ps_task = {"cluster": {"chief": ["127.0.0.1:1"], "worker": ["127.0.0.1:2"], "ps": ["127.0.0.1:3"]},
+               "task": {"type": "ps", "index": 0}}
+    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2", TF_CONFIG=json.dumps(ps_task))
+    refused = subprocess.run([sys.executable, "-m", "cifar10.main", f"--job_dir={tmp_path / 'sync'}",
+                              "--synthetic_data", "--sync"], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=100)
+    assert refused.returncode == 1
+    assert "--sync trains the chief and workers together, but TF_CONFIG names ps tasks" in refused.stderr
