@@ -79,17 +79,17 @@ class ParameterServerCluster:
             yield
         except (tf.errors.UnavailableError, tf.errors.CancelledError, tf.errors.AbortedError) as error:
             tasks = sorted({f"{job}:{index}" for job, index in _LOST_TASK.findall(error.message or "")})
-            named = ", ".join(tasks) or "a task"
-            first_line = (error.message or "").strip().splitlines()[0] if error.message else ""
+            ps_tasks = [task for task in tasks if task.startswith("ps:")]  # (a worker relays a ps task's failure)
+            named = ", ".join(ps_tasks or tasks) or "a task"
             raise ParameterServerLostError(
-                f"the parameter-server job lost {named} ({type(error).__name__}: {first_line}); the variables on a "
+                f"the parameter-server job lost {named} ({type(error).__name__}); the variables on a "
                 "ps task are gone with it: restart every task with the same command to resume from the chief's "
                 "last checkpoint") from error
 
-    def finish(self, model_dir):
-        """Tells the serving tasks that training has ended."""
+    def finish(self, model_dir, how):
+        """Tells the serving tasks that training has ended, and `how` (they log it)."""
         with open(os.path.join(model_dir, DONE_FILE), "w") as done:
-            done.write(f"{time.time()}\n")
+            done.write(how + "\n")
 
 
 class ServingTask:
@@ -115,12 +115,12 @@ class ServingTask:
                              protocol="grpc", start=True)
         logging.info("%s:%d serves the parameter-server job's chief for as long as it runs", self.task_type,
                      self.task_id)
-        self.wait_for_the_chief(model_dir, started)
-        logging.info("The chief has ended: %s:%d stops serving", self.task_type, self.task_id)
+        how = self.wait_for_the_chief(model_dir, started)
+        logging.info("The chief has ended (%s): %s:%d stops serving", how, self.task_type, self.task_id)
 
     def wait_for_the_chief(self, model_dir, started, poll_seconds=0.5, patience=6):
-        """Returns once the chief, seen answering, has stopped (`patience` polls in a row) after writing DONE_FILE
-        (at or after `started`, a time.time()); ChiefLostError where it stopped without."""
+        """Returns what the chief wrote to DONE_FILE (at or after `started`, a time.time()) once it has stopped
+        answering (`patience` polls in a row, after it was seen); ChiefLostError where it stopped without."""
         chief = self.cluster["chief"][0]
         seen, silent = False, 0
         while silent < patience:
@@ -135,6 +135,8 @@ class ServingTask:
                 f"{self.task_type}:{self.task_id}: the chief ({chief}) stopped answering before training ended "
                 f"(no new {DONE_FILE} in {model_dir}); restart every task with the same command to resume from "
                 "its last checkpoint")
+        with open(done) as said:
+            return said.read().strip()
 
 
 _ROLES = {}

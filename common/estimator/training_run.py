@@ -9,6 +9,7 @@ model_fn's graph), the hooks in tf.estimator's order, and the save
 function the checkpoint hooks call.
 """
 
+import contextlib
 import os
 
 import tensorflow as tf
@@ -167,11 +168,15 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
                          + [signals.StopOnSignalHook(stop_requests, cluster_stop)])
             runner = scheduled_steps.step_runner(parts, input_fn, values) if scheduling else _step_runner(
                 parts, iterator, values, clock)
-            final_loss = train_loop.run(runner,
-                                        lambda: int(model.global_step.numpy()), all_hooks, context,
-                                        config.steps_per_loop)
+            with parts.cluster.reporting_lost_workers() if scheduling else contextlib.nullcontext():
+                final_loss = train_loop.run(runner, lambda: int(model.global_step.numpy()), all_hooks, context,
+                                            config.steps_per_loop)
+    except signals.TrainingInterrupted as stopped:
+        if scheduling:  # the serving tasks end with the chief, saying why
+            parts.cluster.finish(model_dir, str(stopped))
+        raise
     finally:
         writer.close()
     if scheduling:
-        parts.cluster.finish(model_dir)
+        parts.cluster.finish(model_dir, f"training ended at global step {int(model.global_step.numpy())}")
     logging.info("Loss for final step: %s.", final_loss)

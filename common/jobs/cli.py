@@ -14,7 +14,7 @@ import tempfile
 import tensorflow as tf
 from absl import app, flags, logging
 
-from common.devices import hosts, precision, runtime
+from common.devices import hosts, parameter_servers, precision, runtime
 from common.devices.plan import VARIABLE_STRATEGIES, DevicePlanError, check_batch_size, make_device_plan
 from common.engine import eval_loop
 from common.estimator.run_config import RunConfig
@@ -246,7 +246,7 @@ def reporting_errors(main, *data_errors):
     """Wraps a main so that expected failures end the program with one clear
     line instead of a traceback: a usage error, a checkpoint of another model
     or none that loads, a model dir another run trains in, a diverged loss,
-    a lost host, the package's data errors (status 1), or a stop signal
+    a lost host or ps task, the package's data errors (status 1), or a stop signal
     during training, evaluation or export (128 + signal)."""
 
     @functools.wraps(main)
@@ -261,6 +261,7 @@ def reporting_errors(main, *data_errors):
             fail(f"{error} (--helpfull lists every flag)")
         except (CheckpointDamagedError, CheckpointMismatchError, CheckpointWriteError, NanLossDuringTrainingError,
                 model_dir_lock.ModelDirLockedError, hosts.ClusterStartError, hosts.WorkerLostError,
+                parameter_servers.ParameterServerLostError, parameter_servers.ChiefLostError,
                 *data_errors) as error:
             fail(str(error))
 

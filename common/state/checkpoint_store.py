@@ -41,6 +41,9 @@ def _bytes(count):
 
 
 
+_LOST_CONTACT = (tf.errors.UnavailableError, tf.errors.DeadlineExceededError, tf.errors.CancelledError,
+                 tf.errors.AbortedError)
+
 class CheckpointStore:
     """The model_dir's checkpoints: save with rotation, find the latest."""
 
@@ -165,6 +168,9 @@ class CheckpointStore:
             self._writer_key = key
         try:
             path = self._writer(step)
+        except _LOST_CONTACT:  # reading variables another task holds (a parameter server): not the disk's fault
+            self.remove_partial_saves()
+            raise
         except (tf.errors.OpError, OSError) as error:
             self.remove_partial_saves()
             raise CheckpointWriteError(self._write_failure(step, variables, error)) from error

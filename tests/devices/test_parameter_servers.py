@@ -23,7 +23,7 @@ def test_a_ps_killed_stops_the_job_naming_it_and_the_same_commands_resume(tmp_pa
     outputs = finished(started)
     chief_err = outputs[("chief", 0)][1]
     assert started[("chief", 0)].returncode == 1
-    assert "ParameterServerLostError: the parameter-server job lost ps:1" in chief_err
+    assert "ERROR: the parameter-server job lost ps:1 (UnavailableError)" in chief_err
     for task in (("worker", 0), ("worker", 1), ("ps", 0)):
         assert started[task].returncode == 1
         assert "stopped answering before training ended" in outputs[task][1]
@@ -38,6 +38,22 @@ def test_a_ps_killed_stops_the_job_naming_it_and_the_same_commands_resume(tmp_pa
     assert saved_steps(tmp_path / "model")[-1] == 1000
 
 
+def test_sigterm_to_the_chief_saves_and_ends_every_task_saying_so(tmp_path, processes):
+    started = job(tmp_path, processes, "--train_steps=100000")
+    deadline = time.time() + 120
+    while max(saved_steps(tmp_path / "model"), default=-1) < 50:
+        assert time.time() < deadline and started[("chief", 0)].poll() is None, "training did not start"
+        time.sleep(0.1)
+    started[("chief", 0)].send_signal(signal.SIGTERM)
+    outputs = finished(started)
+    assert started[("chief", 0)].returncode == 143
+    stop = re.search(r"Stopped by SIGTERM at global step (\d+); saved \S+model.ckpt-(\d+)", outputs[("chief", 0)][1])
+    assert stop and stop.group(1) == stop.group(2) and saved_steps(tmp_path / "model")[-1] == int(stop.group(1))
+    for task in (("worker", 0), ("worker", 1), ("ps", 0), ("ps", 1)):
+        assert started[task].returncode == 0, outputs[task][1][-3000:]
+        assert f"The chief has ended (Stopped by SIGTERM at global step {stop.group(1)}" in outputs[task][1]
+
+
 def test_a_serving_task_ends_with_its_chief_cleanly_only_after_the_chief_said_training_ended(tmp_path):
     chief_port, own_port = free_ports(2)
     cluster = {"chief": [f"127.0.0.1:{chief_port}"], "ps": [f"127.0.0.1:{own_port}"]}
@@ -48,8 +64,9 @@ def test_a_serving_task_ends_with_its_chief_cleanly_only_after_the_chief_said_tr
         chief = subprocess.Popen([sys.executable, "-c", script % chief_port])  # answers for 2 s, then ends
         try:
             if says_done:
-                (tmp_path / parameter_servers.DONE_FILE).write_text("done")
-                task.wait_for_the_chief(str(tmp_path), started, poll_seconds=0.2, patience=3)
+                (tmp_path / parameter_servers.DONE_FILE).write_text("training ended at global step 7\n")
+                assert task.wait_for_the_chief(str(tmp_path), started, poll_seconds=0.2, patience=3) == \
+                    "training ended at global step 7"
             else:
                 with pytest.raises(parameter_servers.ChiefLostError, match=re.escape(
                         f"ps:0: the chief (127.0.0.1:{chief_port}) stopped answering before training ended (no "

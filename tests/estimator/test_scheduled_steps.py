@@ -22,7 +22,8 @@ def test_a_parameter_server_job_trains_asynchronously_to_the_asked_step(tmp_path
     assert max(losses[-3:]) < min(0.1, losses[0] / 5), losses
     assert saved_steps(tmp_path / "model")[-1] == 40
     for task in (("worker", 0), ("worker", 1), ("ps", 0), ("ps", 1)):
-        assert f"The chief has ended: {task[0]}:{task[1]} stops serving" in outputs[task][1]
+        assert f"The chief has ended (training ended at global step 40): {task[0]}:{task[1]} stops serving" in \
+            outputs[task][1]
 
     one_host = run(tmp_path, None, "--evaluate_only")  # the job's checkpoints, read without a cluster
     processes.append(one_host)
