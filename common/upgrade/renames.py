@@ -222,13 +222,18 @@ TF1_MEANINGS = {"tf.estimator." + name: "tf.compat.v1.estimator." + name for nam
 REMOVED_CALLS = ("tf.compat.v1.disable_eager_execution", "tf.compat.v1.disable_v2_behavior",
                  "tf.compat.v1.disable_resource_variables")
 
+_SYNC_REPLICAS = ("towers already average gradients synchronously; for several synchronous hosts give TF_CONFIG "
+                  "chief and worker tasks without ps tasks (the mains' --sync)")
+_DEVICE_SETTER = ("a parameter-server job places its variables itself: name the ps tasks in TF_CONFIG (RunConfig() "
+                  "reads it) and drop the device setter")
+
 # Prefixes with no counterpart here, and what to do instead (longest prefix wins).
 UNSUPPORTED = {
     "tf.contrib.": "tf.contrib is gone since TensorFlow 2.0; find the op in core TensorFlow or Keras",
-    "tf.compat.v1.train.SyncReplicasOptimizer": "towers already average gradients synchronously; for several "
-                                                "hosts give TF_CONFIG workers (the mains' --sync)",
-    "tf.train.SyncReplicasOptimizer": "towers already average gradients synchronously; for several hosts give "
-                                      "TF_CONFIG workers (the mains' --sync)",
+    "tf.compat.v1.train.SyncReplicasOptimizer": _SYNC_REPLICAS,
+    "tf.train.SyncReplicasOptimizer": _SYNC_REPLICAS,
+    "tf.compat.v1.train.replica_device_setter": _DEVICE_SETTER,
+    "tf.train.replica_device_setter": _DEVICE_SETTER,
     "tf.compat.v1.layers.": "this TF1 layer has no counterpart in common.tf1.layers; build the Keras layer "
                             "(tf.keras.layers...) inside model_fn",
     "tf.layers.": "this TF1 layer has no counterpart in common.tf1.layers; build the Keras layer inside model_fn",

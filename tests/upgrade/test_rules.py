@@ -80,6 +80,7 @@ def test_graph_mode_switches_are_commented_out_and_unmappable_names_refused_by_l
         y = tf.contrib.distributions.Normal(x, 1.0)
         head = tf.estimator.DNNRankingEstimator(hidden_units=[3])
         sync = tf.compat.v1.train.SyncReplicasOptimizer(None, 2)
+        setter = tf.train.replica_device_setter(ps_tasks=2)
         cols = [tf.feature_column.numeric_column("x")]
         dense = tf.keras.layers.DenseFeatures(cols)
         ''')
@@ -89,7 +90,8 @@ def test_graph_mode_switches_are_commented_out_and_unmappable_names_refused_by_l
     refused = [(c.line, c.message.split(":")[0]) for c in changes if c.refused]
     assert refused == [(4, "tf.compat.v1.disable_v2_behavior() must go"), (5, "tf.contrib.distributions.Normal"),
                        (6, "tf.estimator.DNNRankingEstimator"), (7, "tf.compat.v1.train.SyncReplicasOptimizer"),
-                       ]
+                       (8, "tf.train.replica_device_setter")]
+    assert "name the ps tasks in TF_CONFIG (RunConfig() reads it)" in next(c.message for c in changes if c.line == 8)
     assert "no counterpart here" in next(c.message for c in changes if c.line == 6)
     assert new.splitlines()[-1] == "dense = common.layers.DenseFeatures(cols)"  # Keras 2's layer, here
 
