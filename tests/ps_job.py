@@ -23,6 +23,7 @@ flags.DEFINE_string("model_dir", None, "The job's model dir.")
 flags.DEFINE_integer("train_steps", 40, "Global steps.")
 flags.DEFINE_integer("batch_size", 16, "Batch per worker step.")
 flags.DEFINE_boolean("evaluate_only", False, "Evaluate the model dir's last checkpoint on this host alone.")
+flags.DEFINE_boolean("train_and_evaluate", False, "Run common.train_and_evaluate (an evaluator task then evaluates).")
 
 
 def model_fn(features, labels, mode, params):
@@ -42,10 +43,15 @@ def main(argv):
     config = common.RunConfig(model_dir=FLAGS.model_dir, save_checkpoints_steps=10, steps_per_loop=5, tf_random_seed=3,
                               log_step_count_steps=5)
     estimator = common.Estimator(model_fn, config=config)
-    if not FLAGS.evaluate_only:
-        estimator.train(models.train_input(features, labels, FLAGS.batch_size, shuffle_seed=1),
-                        max_steps=FLAGS.train_steps)
-    if estimator.is_chief:
+    train_input = models.train_input(features, labels, FLAGS.batch_size, shuffle_seed=1)
+    if FLAGS.train_and_evaluate:
+        result = common.train_and_evaluate(
+            estimator, common.TrainSpec(train_input, max_steps=FLAGS.train_steps),
+            common.EvalSpec(models.eval_input(features, labels, 256), steps=None, start_delay_secs=0, throttle_secs=0))
+        print("RESULT " + json.dumps({k: float(v) for k, v in ((result or [None])[0] or {}).items()}), flush=True)
+    elif not FLAGS.evaluate_only:
+        estimator.train(train_input, max_steps=FLAGS.train_steps)
+    if estimator.is_chief and not FLAGS.train_and_evaluate:
         print("DEVICES " + json.dumps(estimator.variable_devices()), flush=True)
         metrics = estimator.evaluate(models.eval_input(features, labels, 256))
         print("EVAL " + json.dumps({k: float(v) for k, v in metrics.items()}), flush=True)

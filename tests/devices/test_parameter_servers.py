@@ -1,5 +1,6 @@
 """A parameter-server job's chief and serving tasks: a lost ps named, the job resumed; serving ends with the chief."""
 
+import json
 import re
 import signal
 import subprocess
@@ -75,3 +76,15 @@ def test_a_serving_task_ends_with_its_chief_cleanly_only_after_the_chief_said_tr
         finally:
             chief.wait(timeout=30)
         assert time.time() - started < 10
+
+
+def test_an_evaluator_task_beside_the_job_evaluates_its_checkpoints_to_the_last(tmp_path, processes):
+    started = job(tmp_path, processes, "--train_steps=60", "--train_and_evaluate",
+                  tasks=(("chief", 0), ("worker", 0), ("worker", 1), ("ps", 0), ("ps", 1), ("evaluator", 0)))
+    outputs = finished(started)
+    for task, (_, err) in outputs.items():
+        assert started[task].returncode == 0, (task, err[-3000:])
+    out, err = outputs[("evaluator", 0)]
+    result = json.loads(out.split("RESULT ")[1].splitlines()[0])
+    assert result["global_step"] == 60 and result["accuracy"] > 0.9
+    assert "Exiting evaluation, global_step=60 >= train max_steps=60" in err
