@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 from tests import ROOT, free_ports
 
@@ -45,3 +46,11 @@ def saved_steps(model_dir):
 
 def logged_losses(log):
     return [float(loss) for loss in re.findall(r"loss = ([0-9.e-]+), step = \d+", log)]
+
+
+def wait_for_checkpoint(tmp_path, started, step, timeout=120):
+    """Returns once the job's model dir holds a checkpoint at `step` or later (the chief still running)."""
+    deadline = time.time() + timeout
+    while max(saved_steps(tmp_path / "model"), default=-1) < step:
+        assert time.time() < deadline and started[("chief", 0)].poll() is None, "training did not start"
+        time.sleep(0.1)

@@ -11,15 +11,12 @@ import pytest
 
 from common.devices import parameter_servers
 from tests import free_ports
-from tests.ps_cluster import finished, job, saved_steps
+from tests.ps_cluster import finished, job, saved_steps, wait_for_checkpoint
 
 
 def test_a_ps_killed_stops_the_job_naming_it_and_the_same_commands_resume(tmp_path, processes):
     started = job(tmp_path, processes, "--train_steps=1000")
-    deadline = time.time() + 120
-    while max(saved_steps(tmp_path / "model"), default=-1) < 100:
-        assert time.time() < deadline and started[("chief", 0)].poll() is None, "training did not start"
-        time.sleep(0.1)
+    wait_for_checkpoint(tmp_path, started, 100)
     started[("ps", 1)].send_signal(signal.SIGKILL)
     outputs = finished(started)
     chief_err = outputs[("chief", 0)][1]
@@ -41,10 +38,7 @@ def test_a_ps_killed_stops_the_job_naming_it_and_the_same_commands_resume(tmp_pa
 
 def test_sigterm_to_the_chief_saves_and_ends_every_task_saying_so(tmp_path, processes):
     started = job(tmp_path, processes, "--train_steps=100000")
-    deadline = time.time() + 120
-    while max(saved_steps(tmp_path / "model"), default=-1) < 50:
-        assert time.time() < deadline and started[("chief", 0)].poll() is None, "training did not start"
-        time.sleep(0.1)
+    wait_for_checkpoint(tmp_path, started, 50)
     started[("chief", 0)].send_signal(signal.SIGTERM)
     outputs = finished(started)
     assert started[("chief", 0)].returncode == 143

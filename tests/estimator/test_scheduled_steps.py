@@ -2,9 +2,8 @@
 
 import json
 import signal
-import time
 
-from tests.ps_cluster import finished, job, logged_losses, run, saved_steps
+from tests.ps_cluster import finished, job, logged_losses, run, saved_steps, wait_for_checkpoint
 
 
 def test_a_parameter_server_job_trains_asynchronously_to_the_asked_step(tmp_path, processes):
@@ -35,10 +34,7 @@ def test_a_parameter_server_job_trains_asynchronously_to_the_asked_step(tmp_path
 
 def test_a_worker_killed_mid_run_leaves_the_job_to_end_at_its_step(tmp_path, processes):
     started = job(tmp_path, processes, "--train_steps=1000")
-    deadline = time.time() + 120
-    while max(saved_steps(tmp_path / "model"), default=-1) < 100:
-        assert time.time() < deadline and started[("chief", 0)].poll() is None, "training did not start"
-        time.sleep(0.1)
+    wait_for_checkpoint(tmp_path, started, 100)
     started[("worker", 1)].send_signal(signal.SIGKILL)
     outputs = finished(started)
     assert started[("worker", 1)].returncode == -signal.SIGKILL
