@@ -11,10 +11,12 @@ host reading the job's model_dir (--evaluate_only).
 import json
 
 import keras
+import numpy as np
 import tensorflow as tf
 from absl import app, flags
 
 import common
+import common.canned
 from common.jobs import cli
 from tests import models
 
@@ -24,6 +26,8 @@ flags.DEFINE_integer("train_steps", 40, "Global steps.")
 flags.DEFINE_integer("batch_size", 16, "Batch per worker step.")
 flags.DEFINE_boolean("evaluate_only", False, "Evaluate the model dir's last checkpoint on this host alone.")
 flags.DEFINE_boolean("train_and_evaluate", False, "Run common.train_and_evaluate (an evaluator task then evaluates).")
+flags.DEFINE_boolean("premade", False, "Train a premade wide-and-deep classifier (Ftrl and Adagrad: fused TF1 updates "
+                     "that read each variable with its slots) on an embedded categorical column instead.")
 
 
 def model_fn(features, labels, mode, params):
@@ -37,6 +41,25 @@ def model_fn(features, labels, mode, params):
                                 eval_metric_ops={"accuracy": accuracy})
 
 
+def premade(config):
+    """A wide-and-deep classifier of y = (x + (1 if c even else -1) > 0), c an identity column of 50 ids; its
+    train and eval input_fns."""
+    rng = np.random.RandomState(0)
+    x = rng.randn(2048).astype(np.float32)
+    c = rng.randint(0, 50, 2048).astype(np.int64)
+    labels = (x + np.where(c % 2 == 0, 1.0, -1.0) > 0).astype(np.int64)
+    column = tf.feature_column.categorical_column_with_identity("c", 50)
+    numeric = tf.feature_column.numeric_column("x")
+    estimator = common.canned.DNNLinearCombinedClassifier(
+        linear_feature_columns=[column, numeric], dnn_feature_columns=[tf.feature_column.embedding_column(column, 4),
+                                                                       numeric],
+        dnn_hidden_units=[16], config=config)
+
+    def dataset():  # (made inside each input_fn: a worker builds its own, as TF1 built each in its graph)
+        return tf.data.Dataset.from_tensor_slices(({"x": x, "c": c}, labels))
+    return estimator, lambda: dataset().shuffle(2048, seed=1).repeat().batch(32), lambda: dataset().batch(256)
+
+
 def main(argv):
     del argv
     features, labels = models.blobs(4096, dim=8)
@@ -44,16 +67,19 @@ def main(argv):
                               log_step_count_steps=5)
     estimator = common.Estimator(model_fn, config=config)
     train_input = models.train_input(features, labels, FLAGS.batch_size, shuffle_seed=1)
+    eval_input = models.eval_input(features, labels, 256)
+    if FLAGS.premade:
+        estimator, train_input, eval_input = premade(config)
     if FLAGS.train_and_evaluate:
         result = common.train_and_evaluate(
             estimator, common.TrainSpec(train_input, max_steps=FLAGS.train_steps),
-            common.EvalSpec(models.eval_input(features, labels, 256), steps=None, start_delay_secs=0, throttle_secs=0))
+            common.EvalSpec(eval_input, steps=None, start_delay_secs=0, throttle_secs=0))
         print("RESULT " + json.dumps({k: float(v) for k, v in ((result or [None])[0] or {}).items()}), flush=True)
     elif not FLAGS.evaluate_only:
         estimator.train(train_input, max_steps=FLAGS.train_steps)
     if estimator.is_chief and not FLAGS.train_and_evaluate:
         print("DEVICES " + json.dumps(estimator.variable_devices()), flush=True)
-        metrics = estimator.evaluate(models.eval_input(features, labels, 256))
+        metrics = estimator.evaluate(eval_input)
         print("EVAL " + json.dumps({k: float(v) for k, v in metrics.items()}), flush=True)
     print("done", flush=True)
 

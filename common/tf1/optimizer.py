@@ -21,6 +21,7 @@ TF1's hooks: _create_slots, _prepare, _resource_apply_dense (its default
 calls _apply_dense), _resource_apply_sparse (default: _apply_sparse), _finish.
 """
 
+import contextlib
 import functools
 
 import tensorflow as tf
@@ -192,7 +193,7 @@ class Optimizer:
         if key not in named:
             name = self._slot_name(var, op_name)
             shape = tf.TensorShape(shape).as_list()
-            with tf1_graph.creating_variable(name, optimizer_state=True, device=var.device):
+            with tf1_graph.creating_variable(name, optimizer_state=True, device=var.device), _colocated(var):
                 named[key] = tf.Variable(lambda: initializer(shape, dtype=dtype), name=name, trainable=False,
                                          dtype=dtype)
         return named[key]
@@ -208,9 +209,19 @@ class Optimizer:
 
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
         if name not in self._non_slots:
-            with tf1_graph.creating_variable(name, optimizer_state=True, device=colocate_with.device):
+            with tf1_graph.creating_variable(name, optimizer_state=True, device=colocate_with.device), \
+                    _colocated(colocate_with):
                 self._non_slots[name] = tf.Variable(initial_value, name=name, trainable=False)
         return self._non_slots[name]
 
     def _get_non_slot_variable(self, name, graph=None):
         return self._non_slots.get(name)
+
+
+def _colocated(variable):
+    """Where a strategy places variables itself (a parameter-server job's, round-robin over its ps tasks), a slot
+    goes where its variable is: TF1's fused updates (ResourceApplyFtrl, ...) read both in one kernel."""
+    if not tf.distribute.has_strategy():
+        return contextlib.nullcontext()
+    return tf.distribute.get_strategy().extended.colocate_vars_with(variable)
+

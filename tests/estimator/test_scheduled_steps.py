@@ -42,3 +42,21 @@ def test_a_worker_killed_mid_run_leaves_the_job_to_end_at_its_step(tmp_path, pro
         assert started[task].returncode == 0, (task, outputs[task][1][-3000:])
     assert saved_steps(tmp_path / "model")[-1] == 1000
     assert "failed with" in outputs[("chief", 0)][1]  # the coordinator's word on the lost worker
+
+
+def test_a_premade_wide_and_deep_classifier_trains_on_the_ps_tasks_with_each_slot_beside_its_variable(
+        tmp_path, processes):
+    started = job(tmp_path, processes, "--premade", "--train_steps=300")
+    outputs = finished(started)
+    for task, (_, err) in outputs.items():
+        assert started[task].returncode == 0, (task, err[-3000:])
+    out, err = outputs[("chief", 0)]
+    devices = json.loads(out.split("DEVICES ")[1].splitlines()[0])
+    assert all(device.startswith("/job:ps/") for device in devices.values()), devices
+    for name, device in devices.items():  # Ftrl's and Adagrad's slots: where their variable is (one fused kernel)
+        owner, _, slot = name.rpartition("/")
+        if owner in devices and slot in ("Ftrl", "Ftrl_1", "Adagrad"):
+            assert device == devices[owner], (name, device, devices[owner])
+    assert any(name.endswith("/Ftrl_1") for name in devices) and any(name.endswith("/Adagrad") for name in devices)
+    metrics = json.loads(out.split("EVAL ")[1].splitlines()[0])
+    assert metrics["global_step"] == 300 and metrics["accuracy"] > 0.6 and metrics["average_loss"] < 0.68
