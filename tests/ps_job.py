@@ -26,6 +26,7 @@ flags.DEFINE_integer("train_steps", 40, "Global steps.")
 flags.DEFINE_integer("batch_size", 16, "Batch per worker step.")
 flags.DEFINE_boolean("evaluate_only", False, "Evaluate the model dir's last checkpoint on this host alone.")
 flags.DEFINE_boolean("train_and_evaluate", False, "Run common.train_and_evaluate (an evaluator task then evaluates).")
+flags.DEFINE_boolean("dataset_made_outside", False, "Give train() an input_fn returning a dataset made outside it.")
 flags.DEFINE_boolean("premade", False, "Train a premade wide-and-deep classifier (Ftrl and Adagrad: fused TF1 updates "
                      "that read each variable with its slots) on an embedded categorical column instead.")
 
@@ -70,6 +71,9 @@ def main(argv):
     eval_input = models.eval_input(features, labels, 256)
     if FLAGS.premade:
         estimator, train_input, eval_input = premade(config)
+    if FLAGS.dataset_made_outside:
+        made = train_input()
+        train_input = lambda: made  # noqa: E731
     if FLAGS.train_and_evaluate:
         result = common.train_and_evaluate(
             estimator, common.TrainSpec(train_input, max_steps=FLAGS.train_steps),

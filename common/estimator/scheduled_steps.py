@@ -27,6 +27,10 @@ def step_runner(parts, input_fn, values):
 
     def worker_dataset():
         dataset = inputs.dataset_for_run(input_fn, ModeKeys.TRAIN, parts.params, parts.config)
+        if any(outside.dtype == tf.variant for outside, _ in tf.compat.v1.get_default_graph().captures):
+            raise ValueError("input_fn returned a dataset made outside it; in a parameter-server job each worker "
+                             "calls input_fn to build its own (as TF1 built it in each graph): make the dataset "
+                             "inside input_fn")
         worker = tf.distribute.coordinator.experimental_get_current_worker_index()
         return dataset.shard(cluster.worker_tasks, worker)
 

@@ -82,3 +82,12 @@ def test_an_evaluator_task_beside_the_job_evaluates_its_checkpoints_to_the_last(
     result = json.loads(out.split("RESULT ")[1].splitlines()[0])
     assert result["global_step"] == 60 and result["accuracy"] > 0.9
     assert "Exiting evaluation, global_step=60 >= train max_steps=60" in err
+
+
+def test_an_input_fn_returning_a_dataset_made_outside_it_is_refused_naming_that(tmp_path, processes):
+    started = job(tmp_path, processes, "--dataset_made_outside")
+    outputs = finished(started)
+    assert started[("chief", 0)].returncode == 1
+    assert ("ValueError: input_fn returned a dataset made outside it; in a parameter-server job each worker calls "
+            "input_fn to build its own") in outputs[("chief", 0)][1]
+    assert not saved_steps(tmp_path / "model")
