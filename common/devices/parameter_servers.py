@@ -51,10 +51,10 @@ class ParameterServerCluster:
     is_evaluator = False
     serves = False
 
-    def __init__(self, strategy, worker_tasks, num_ps):
+    def __init__(self, strategy, worker_tasks):
         self.strategy = strategy
         self.coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
-        self.worker_tasks, self.num_ps = worker_tasks, num_ps
+        self.worker_tasks = worker_tasks
 
     def shard(self, dataset):
         return dataset  # each worker shards its own dataset (common.estimator.scheduled_steps)
@@ -102,10 +102,6 @@ class ServingTask:
 
     def __init__(self, cluster, task_type, task_id):
         self.cluster, self.task_type, self.task_id = cluster, task_type, task_id
-
-    @property
-    def worker_index(self):
-        return self.task_id + 1 if self.task_type == "worker" else None
 
     def serve(self, model_dir):
         """Runs this task's server for as long as the chief runs (it may evaluate and export on the ps tasks'
@@ -157,7 +153,7 @@ def _make_role(cluster, task_type, task_id):
     resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
         tf.train.ClusterSpec(cluster), task_type="chief", task_id=0, rpc_layer="grpc")
     strategy = tf.distribute.ParameterServerStrategy(resolver)
-    worker_tasks, num_ps = len(cluster.get("worker", [])), len(cluster["ps"])
-    logging.info("The chief of a parameter-server job: variables on %d ps task(s), steps on %d worker(s)", num_ps,
-                 worker_tasks)
-    return ParameterServerCluster(strategy, worker_tasks, num_ps)
+    worker_tasks = len(cluster.get("worker", []))
+    logging.info("The chief of a parameter-server job: variables on %d ps task(s), steps on %d worker(s)",
+                 len(cluster["ps"]), worker_tasks)
+    return ParameterServerCluster(strategy, worker_tasks)

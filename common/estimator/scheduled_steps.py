@@ -58,7 +58,7 @@ def step_runner(parts, input_fn, values):
 
     def run_steps(count, wanted):
         named = tuple(sorted(set(wanted) - set(values)))
-        with parts.model.scope(), cluster.reporting_lost_workers():
+        with parts.model.scope():  # (a lost ps task is named around the whole loop: training_run)
             results = schedule(count, named)
             try:
                 cluster.coordinator.join()

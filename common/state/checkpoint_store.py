@@ -40,9 +40,9 @@ def _bytes(count):
         count /= 1024
 
 
-
 _LOST_CONTACT = (tf.errors.UnavailableError, tf.errors.DeadlineExceededError, tf.errors.CancelledError,
                  tf.errors.AbortedError)
+
 
 class CheckpointStore:
     """The model_dir's checkpoints: save with rotation, find the latest."""
