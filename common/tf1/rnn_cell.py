@@ -8,11 +8,14 @@ those cells: inside model_fn their variables come from the TF1 variable store
 under TF1's names ("rnn/multi_rnn_cell/cell_0/lstm_cell/kernel"), so
 checkpoints load both ways and the numbers are TF1's. tf.compat.v1.nn's
 static_rnn, dynamic_rnn and the bidirectional ones take them as they are;
-contrib's stacked bidirectional networks, which TensorFlow dropped, are here.
+contrib's stacked bidirectional networks, which TensorFlow dropped, are here, and its fused ones
+(common.tf1.fused_rnn).
 """
 
 import tensorflow as tf
 from tensorflow.python.ops import rnn_cell_impl as _tf1_cells
+
+from common.tf1 import fused_rnn
 
 RNNCell = _tf1_cells.RNNCell
 LayerRNNCell = _tf1_cells.LayerRNNCell
@@ -25,6 +28,9 @@ DropoutWrapper = _tf1_cells.DropoutWrapper
 ResidualWrapper = _tf1_cells.ResidualWrapper
 DeviceWrapper = _tf1_cells.DeviceWrapper
 LSTMStateTuple = _tf1_cells.LSTMStateTuple
+LSTMBlockFusedCell = fused_rnn.LSTMBlockFusedCell
+TimeReversedFusedRNN = fused_rnn.TimeReversedFusedRNN
+FusedRNNCellAdaptor = fused_rnn.FusedRNNCellAdaptor
 
 
 def stack_bidirectional_dynamic_rnn(cells_fw, cells_bw, inputs, initial_states_fw=None, initial_states_bw=None,

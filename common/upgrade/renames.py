@@ -54,6 +54,8 @@ CONTRIB_HEADS = {"binary_classification_head": "common.canned.BinaryClassHead",
 
 RNN_CELL_NAMES = ("RNNCell", "LayerRNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
                   "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple")  # common.tf1.rnn_cell's
+CRF_NAMES = ("crf_sequence_score", "crf_log_norm", "crf_log_likelihood", "crf_unary_score", "crf_binary_score",
+             "crf_decode", "viterbi_decode")  # common.tf1.crf's
 CONTRIB_DATA_CORE = ("Dataset", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset")
 CONTRIB_DATA_EXPERIMENTAL = ("AUTOTUNE", "map_and_batch", "parallel_interleave", "shuffle_and_repeat",
                              "sample_from_datasets", "choose_from_datasets", "ignore_errors", "unbatch",
@@ -176,8 +178,11 @@ def _renames():
             renames[prefix + name] = "common.tf1.rnn_cell." + name
     for name in ("static_rnn", "static_bidirectional_rnn"):
         renames["tf.contrib.rnn." + name] = "tf.compat.v1.nn." + name
-    for name in ("stack_bidirectional_dynamic_rnn", "stack_bidirectional_rnn", "LSTMBlockCell"):
+    for name in ("stack_bidirectional_dynamic_rnn", "stack_bidirectional_rnn", "LSTMBlockCell", "LSTMBlockFusedCell",
+                 "TimeReversedFusedRNN", "FusedRNNCellAdaptor"):
         renames["tf.contrib.rnn." + name] = "common.tf1.rnn_cell." + name
+    for name in CRF_NAMES:
+        renames["tf.contrib.crf." + name] = "common.tf1.crf." + name
     for name in CONTRIB_DATA_CORE:
         renames["tf.contrib.data." + name] = "tf.data." + name
     for name in CONTRIB_DATA_EXPERIMENTAL:
@@ -210,7 +215,8 @@ RENAMES = _renames()
 # tf.contrib modules TF1 programs bound to a name (`layers = tf.contrib.layers`), as the module of this project
 # holding what the upgrade maps their names to (a name it does not map is still an ERROR where it is used).
 MODULE_RENAMES = {"tf.contrib.layers": "common.tf1.contrib", "tf.contrib.lookup": "common.tf1.contrib",
-                  "tf.contrib.rnn": "common.tf1.rnn_cell", "tf.contrib.learn": "common.training.learn",
+                  "tf.contrib.rnn": "common.tf1.rnn_cell", "tf.contrib.crf": "common.tf1.crf",
+                  "tf.contrib.learn": "common.training.learn",
                   "tf.contrib.predictor": "common.tf1.predictor", "tf.contrib.slim": "common.tf1.slim",
                   "tf.contrib.slim.python.slim": "common.tf1.slim"}
 

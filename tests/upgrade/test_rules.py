@@ -542,6 +542,28 @@ def test_contrib_estimator_heads_early_stopping_lookup_tables_and_learn_mode_key
     assert common.canned.heads.regression_head("w", 2).logits_dimension == 2
 
 
+def test_contribs_fused_lstm_and_crf_map_however_they_are_imported():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        from tensorflow.contrib import crf
+        from tensorflow.contrib.crf import crf_decode
+
+        fw = tf.contrib.rnn.LSTMBlockFusedCell(8)
+        bw = tf.contrib.rnn.TimeReversedFusedRNN(tf.contrib.rnn.LSTMBlockFusedCell(8))
+        ll, params = tf.contrib.crf.crf_log_likelihood(logits, tags, lengths)
+        tags, _ = crf_decode(logits, params, lengths)
+        best = crf.viterbi_decode(scores, params)
+        ''')
+    assert not [c for c in changes if c.refused]
+    for expected in ("common.tf1.rnn_cell.LSTMBlockFusedCell(8)",
+                     "common.tf1.rnn_cell.TimeReversedFusedRNN(common.tf1.rnn_cell.LSTMBlockFusedCell(8))",
+                     "common.tf1.crf.crf_log_likelihood(logits, tags, lengths)",
+                     "common.tf1.crf.crf_decode(logits, params, lengths)",
+                     "common.tf1.crf.viterbi_decode(scores, params)"):
+        assert expected in new, expected
+    assert not [line for line in new.splitlines() if "contrib" in line and not line.startswith("# ")]
+
+
 def test_a_contrib_module_bound_to_a_name_is_read_through_it():
     new, changes = upgrade('''\
         import tensorflow as tf
