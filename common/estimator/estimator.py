@@ -276,18 +276,18 @@ class Estimator:
 
         def traced_signatures():
             with model.scope(), saved_model.resources_made() as resources:
-                signatures, methods = saved_model.signatures(
+                functions = saved_model.signatures(
                     signature_inputs, saved_model.with_default(info.export_outputs), outputs_fn)
-            return signatures, methods, list(resources)
+            return functions, list(resources)
 
         # (kept per receiver: an exporter's later exports serve the same functions, over the restored variables)
         key = ("export", serving_input_receiver_fn, tuple((group, tuple(sorted(inputs.specs.items())))
                                                           for group, inputs in signature_inputs.items()))
-        signatures, methods, resources = self._parts.loops.get(key, traced_signatures)
+        functions, resources = self._parts.loops.get(key, traced_signatures)
         module = tf.Module()
         module.model_variables = [t.variable for t in model.model_variables]
         module.resources = resources
-        return saved_model.write_saved_model(export_dir_base, module, signatures, methods, assets_extra, as_text)
+        return saved_model.write_saved_model(export_dir_base, module, functions, assets_extra, as_text)
 
     def export_savedmodel(self, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,
                           checkpoint_path=None, strip_default_attrs=False):

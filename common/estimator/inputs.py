@@ -17,7 +17,7 @@ import random
 import numpy as np
 import tensorflow as tf
 
-from common.tf1 import data as tf1_data
+from common.tf1 import graph_input
 
 _SHUFFLE_REQUIRED = ("shuffle must be provided and explicitly set as boolean (it is recommended to set it as True "
                      "for training); got {}")
@@ -96,7 +96,7 @@ def _input_fn(maker, features, targets, rows, batch_size, num_epochs, shuffle, q
         """The batches as a Dataset when the Estimator calls; called by the program itself, one batch's
         tensors, (features, targets) or features alone, as TF1's dequeue gave them to print or inspect."""
         dataset = _batches()
-        return dataset if tf1_data.called_by_estimator() else next(iter(dataset))
+        return dataset if graph_input.called_by_estimator() else next(iter(dataset))
 
     def _batches():
         dataset = tf.data.Dataset.from_tensor_slices(features if targets is None else (features, targets))

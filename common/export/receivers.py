@@ -8,7 +8,10 @@ receiver_tensors, receiver_tensors_alternatives)` as in tf.estimator:
   or common.placeholder) and computes the features from them with ops. The
   fn runs in a TF1-style graph (tf.compat.v1.wrap_function) and the graph is
   pruned to a function from the receiver tensors to the features; an
-  alternative feeds other tensors of the same graph.
+  alternative feeds other tensors of the same graph. Receiver tensors computed
+  from the placeholders (TF1 programs put derived features there) are inputs
+  of the signature, as in TF1; a TF1 session also let a caller leave them
+  unfed, so the placeholders alone feed a second function (placeholders_alone).
 - the TF2 form: receiver_tensors are tf.TensorSpecs and features is a
   function of the received dict (or the dict itself when features is None);
   an alternative is another ServingInputReceiver.
@@ -18,7 +21,7 @@ from the received tensors to features.
 """
 
 import dataclasses
-from typing import Callable, Dict
+from typing import Callable, Dict, Optional
 
 import tensorflow as tf
 
@@ -43,10 +46,13 @@ class TensorServingInputReceiver(ServingInputReceiver):
 
 @dataclasses.dataclass
 class SignatureInputs:
-    """name -> TensorSpec of a signature's inputs, and received dict -> features."""
+    """name -> TensorSpec of a signature's inputs, and received dict -> features. placeholders_alone: for a
+    TF1 receiver some of whose receiver tensors are computed from its placeholders, the same inputs fed the
+    placeholders alone, the others computed as a TF1 session computed a tensor left unfed."""
 
     specs: Dict[str, tf.TensorSpec]
     features_fn: Callable
+    placeholders_alone: Optional["SignatureInputs"] = None
 
 
 def placeholder(dtype, shape=None, name=None):
@@ -121,6 +127,13 @@ def _tf1_inputs(graph_function, receiver, receiver_tensors):
     single_tensor = isinstance(receiver, TensorServingInputReceiver) and not isinstance(receiver.features, dict)
     features = receiver.features if single_tensor else _as_dict(receiver.features, SINGLE_FEATURE_NAME)
     _check_tensors("feature", features if isinstance(features, dict) else {SINGLE_FEATURE_NAME: features})
+    placeholders = {name: tensor for name, tensor in tensors.items() if tensor.op.type == "Placeholder"}
+    alone = _pruned(graph_function, placeholders, features) if 0 < len(placeholders) < len(tensors) else None
+    return dataclasses.replace(_pruned(graph_function, tensors, features), placeholders_alone=alone)
+
+
+def _pruned(graph_function, tensors, features):
+    """The receiver graph pruned to a function from `tensors` (name -> tensor) to the features."""
     names = sorted(tensors)
     pruned = graph_function.prune(feeds=[tensors[n] for n in names], fetches=features)
     specs = {n: tf.TensorSpec(tensors[n].shape, tensors[n].dtype, name=n) for n in names}

@@ -5,8 +5,10 @@ method TensorFlow Serving calls them by is common.export_outputs'.
 """
 
 import contextlib
+import dataclasses
 import os
 import time
+from typing import Dict
 
 import tensorflow as tf
 from absl import logging
@@ -19,9 +21,23 @@ from common.spec import export_outputs
 from common.state import model_dir_lock
 
 
+@dataclasses.dataclass
+class ExportFunctions:
+    """What an export serves: signature name -> concrete function; signature name -> method name, where not
+    predict; and, for a signature over a TF1 receiver whose derived inputs a caller may leave unfed,
+    signature name -> the function fed its placeholders alone (saved as the module's `placeholders_fed`, which
+    common.tf1.predictor calls, as TF1's predictor fed a session a part of a signature's inputs)."""
+
+    signatures: Dict[str, object]
+    methods: Dict[str, str] = dataclasses.field(default_factory=dict)
+    placeholders_fed: Dict[str, object] = dataclasses.field(default_factory=dict)
+
+
+PLACEHOLDERS_FED = "placeholders_fed"  # the exported module's attribute holding ExportFunctions.placeholders_fed
+
+
 def signatures(inputs, output_classes, outputs_fn):
-    """(signature name -> concrete function, signature name -> method name where
-    not predict) for every receiver group and output key, named as
+    """ExportFunctions for every receiver group and output key, named as
     tf.estimator named them: the output key for the default receiver; the
     alternative's name for its default output, "<alternative>:<key>" for others.
     A classify or regress output over a receiver that is not one string tensor
@@ -33,7 +49,7 @@ def signatures(inputs, output_classes, outputs_fn):
     ExportOutput class; outputs_fn(features) -> {key: that output's tensors}, traced once per receiver group
     (one tf.function its signatures call: model_fn traced once, not once per signature).
     """
-    functions, methods, left_out = {}, {}, []
+    functions, left_out = ExportFunctions({}), []
     for group, group_inputs in inputs.items():
         group_outputs = tf.function(outputs_fn, autograph=False)
         for key, output_class in output_classes.items():
@@ -46,18 +62,21 @@ def signatures(inputs, output_classes, outputs_fn):
                 left_out.append(f"{name} ({output_class.__name__})")
                 continue
             if method != export_outputs.PREDICT_METHOD:
-                methods[name] = method
-            functions[name] = serving_function(group_inputs, lambda features, key=key: group_outputs(features)[key],
-                                               method).get_concrete_function()
+                functions.methods[name] = method
+            served = lambda features, key=key: group_outputs(features)[key]  # noqa: E731
+            functions.signatures[name] = serving_function(group_inputs, served, method).get_concrete_function()
+            if group_inputs.placeholders_alone is not None:
+                functions.placeholders_fed[name] = serving_function(
+                    group_inputs.placeholders_alone, served, export_outputs.PREDICT_METHOD).get_concrete_function()
     if left_out:
         logging.warning("Signatures left out of the export, as tf.estimator left them out: %s (classify and "
                         "regress signatures take one string input of serialized tf.Examples; this receiver gives "
                         "other inputs)", ", ".join(left_out))
-    if not functions:
+    if not functions.signatures:
         raise ValueError(f"the export would hold no signature: {', '.join(left_out)} take one string input of "
                          "serialized tf.Examples (build_parsing_serving_input_receiver_fn); export a PredictOutput "
                          "for this receiver")
-    return functions, methods
+    return functions
 
 
 @contextlib.contextmanager
@@ -170,12 +189,11 @@ def _rewrite_as_text(export_dir):
     tf.io.gfile.remove(path)
 
 
-def write_saved_model(export_dir_base, module, signatures, methods=None, assets_extra=None, as_text=False):
-    """Saves under export_dir_base/<timestamp>, via a temp dir and a rename,
-    so a failed export never leaves a partial directory under a final name;
-    the temp folders of earlier exports that were killed are removed first.
-    methods: signature name -> method name, where not predict; assets_extra
-    and as_text as tf.estimator took them (check_write_options)."""
+def write_saved_model(export_dir_base, module, functions, assets_extra=None, as_text=False):
+    """Saves module serving `functions` (ExportFunctions) under export_dir_base/<timestamp>, via a temp dir and
+    a rename, so a failed export never leaves a partial directory under a final name; the temp folders of
+    earlier exports that were killed are removed first. assets_extra and as_text as tf.estimator took them
+    (check_write_options)."""
     tf.io.gfile.makedirs(export_dir_base)
     remove_stale_temp_exports(export_dir_base)
     existing = [int(d.strip("/")) for d in tf.io.gfile.listdir(export_dir_base) if d.strip("/").isdigit()]
@@ -183,9 +201,11 @@ def write_saved_model(export_dir_base, module, signatures, methods=None, assets_
     final = os.path.join(export_dir_base, str(stamp))
     temp = os.path.join(export_dir_base, f"temp-{stamp}-{os.getpid()}")
     try:
-        tf.saved_model.save(module, temp, signatures=signatures)
-        if methods:
-            _set_method_names(temp, methods)
+        if functions.placeholders_fed:
+            setattr(module, PLACEHOLDERS_FED, dict(functions.placeholders_fed))
+        tf.saved_model.save(module, temp, signatures=functions.signatures)
+        if functions.methods:
+            _set_method_names(temp, functions.methods)
         _copy_assets_extra(temp, assets_extra)
         if as_text:
             _rewrite_as_text(temp)

@@ -26,11 +26,6 @@ _MAPPED_ELEMENT = contextvars.ContextVar("common_tf1_mapped_element", default=_N
 _DATASETS_ITERATED = contextvars.ContextVar("common_tf1_datasets_iterated", default=None)
 
 
-def called_by_estimator():
-    """Whether the input_fn running now was called by the Estimator (through dataset_of), not by the program."""
-    return _DATASETS_ITERATED.get() is not None
-
-
 class Iterator:
     """TF1's iterator over a Dataset: get_next() is the next element (see the module)."""
 
@@ -93,11 +88,13 @@ def dataset_of(call, what="input_fn"):
     iterated = []
     token = _DATASETS_ITERATED.set(iterated)
     try:
-        result = call()
+        with graph_input.estimator_calls():
+            result = call()
     except (RuntimeError, ValueError) as error:
         if not graph_input.needs_graph(error):
             raise
-        return graph_input.dataset_in_graph(call, what)  # (with the context set: the Estimator is calling)
+        with graph_input.estimator_calls():
+            return graph_input.dataset_in_graph(call, what)
     finally:
         _DATASETS_ITERATED.reset(token)
     if isinstance(result, tf.data.Dataset):

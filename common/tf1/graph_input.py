@@ -12,15 +12,39 @@ train() or evaluate() call) builds the pipeline again, as each tf.estimator
 call built a new graph. The model itself never runs in a session.
 """
 
+import contextlib
+import contextvars
+import functools
+
 import tensorflow as tf
 
 STOP_GRACE_SECS = 5  # how long the queue-runner threads get to stop when a pass ends
+_ESTIMATOR_CALLING = contextvars.ContextVar("common_tf1_estimator_calling_input_fn", default=False)
+
+
+class GraphNeeded(RuntimeError):
+    """An input_fn the upgrade marked (input_fn_in_graph), called eagerly by the Estimator: build it in a graph."""
+
+
+@contextlib.contextmanager
+def estimator_calls():
+    """Marks the input_fn calls made inside as the Estimator's (not the program's own)."""
+    token = _ESTIMATOR_CALLING.set(True)
+    try:
+        yield
+    finally:
+        _ESTIMATOR_CALLING.reset(token)
+
+
+def called_by_estimator():
+    """Whether the input_fn running now was called by the Estimator, not by the program."""
+    return _ESTIMATOR_CALLING.get()
 
 
 def needs_graph(error):
     """Whether input_fn failed only because it ran eagerly (TensorFlow's own errors for graph-only ops)."""
     text = str(error)
-    return isinstance(error, (RuntimeError, ValueError)) and (
+    return isinstance(error, GraphNeeded) or isinstance(error, (RuntimeError, ValueError)) and (
         "eager execution" in text or "Queues are not supported" in text)
 
 
@@ -45,31 +69,33 @@ def _specs(tensors, what):
     return tuple(specs)
 
 
-def dataset_in_graph(call, what="input_fn"):
-    """The Dataset of the batches `call()` (an input_fn's call) gives when built in a TF1 graph and run
-    with its queue runners (see the module)."""
-    graph = tf.Graph()
-    with graph.as_default():
-        structure = as_tuples(call())
-        if isinstance(structure, tf.data.Dataset):
-            raise TypeError(f"{what} needs a TF1 graph and returned a Dataset; return its tensors "
-                            "(iterator.get_next()) or build the Dataset without graph-only ops")
-        tensors = tf.nest.flatten(structure, expand_composites=True)
-        specs = _specs(tensors, what)
-        initialize = [tf.compat.v1.global_variables_initializer(), tf.compat.v1.local_variables_initializer(),
-                      tf.compat.v1.tables_initializer()]
+class _GraphPipeline:
+    """input_fn's call built in a TF1 graph of its own: its result's structure and flat tensors, and the
+    batches a session gives with the queue runners started (see the module)."""
 
-    def batches():
-        session = tf.compat.v1.Session(graph=graph)
+    def __init__(self, call, what):
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            self.structure = as_tuples(call())
+            if isinstance(self.structure, tf.data.Dataset):
+                raise TypeError(f"{what} needs a TF1 graph and returned a Dataset; return its tensors "
+                                "(iterator.get_next()) or build the Dataset without graph-only ops")
+            self.tensors = tf.nest.flatten(self.structure, expand_composites=True)
+            self.specs = _specs(self.tensors, what)
+            self._initialize = [tf.compat.v1.global_variables_initializer(),
+                                tf.compat.v1.local_variables_initializer(), tf.compat.v1.tables_initializer()]
+
+    def batches(self):
+        session = tf.compat.v1.Session(graph=self.graph)
         coordinator = tf.compat.v1.train.Coordinator()
         threads = []
         try:
-            session.run(initialize)
-            with graph.as_default():  # (start_queue_runners refuses to start while executing eagerly)
+            session.run(self._initialize)
+            with self.graph.as_default():  # (start_queue_runners refuses to start while executing eagerly)
                 threads = tf.compat.v1.train.start_queue_runners(session, coordinator)
             while True:
                 try:
-                    yield tuple(session.run(tensors))
+                    yield tuple(session.run(self.tensors))
                 except tf.errors.OutOfRangeError:  # the input's num_epochs read: its end, as in TF1
                     return
         finally:
@@ -77,5 +103,43 @@ def dataset_in_graph(call, what="input_fn"):
             session.close()  # cancels the queue runners' pending enqueues
             coordinator.join(threads, stop_grace_period_secs=STOP_GRACE_SECS, ignore_live_threads=True)
 
-    dataset = tf.data.Dataset.from_generator(batches, output_signature=specs)
-    return dataset.map(lambda *flat: tf.nest.pack_sequence_as(structure, list(flat), expand_composites=True))
+
+def dataset_in_graph(call, what="input_fn"):
+    """The Dataset of the batches `call()` (an input_fn's call) gives when built in a TF1 graph and run
+    with its queue runners (see the module)."""
+    pipeline = _GraphPipeline(call, what)
+    dataset = tf.data.Dataset.from_generator(pipeline.batches, output_signature=pipeline.specs)
+    return dataset.map(lambda *flat: tf.nest.pack_sequence_as(pipeline.structure, list(flat), expand_composites=True))
+
+
+def first_batch(call, what="input_fn"):
+    """The first batch `call()` gives built in a TF1 graph, as tensors of its values in the structure it
+    returned: what a program that calls its queue-runner input_fn itself gets (see input_fn_in_graph)."""
+    pipeline = _GraphPipeline(call, what)
+    batches = pipeline.batches()
+    try:
+        values = next(batches, None)
+    finally:
+        batches.close()
+    if values is None:
+        raise ValueError(f"{what} gave no batch: its input ended before the first one (no file matched, or "
+                         "num_epochs was read)")
+    return tf.nest.pack_sequence_as(pipeline.structure, [tf.constant(v) for v in values], expand_composites=True)
+
+
+def input_fn_in_graph(function):
+    """The upgrade's mark on a TF1 function that builds queue-runner input. tf.estimator called it in a graph,
+    and TF1 programs also called it themselves, in the graph TF1 always had, to look at a batch
+    (`features, target = input_fn(...)`). Called while a graph is being built (by the Estimator, through
+    dataset_in_graph) it runs as written; called eagerly by the Estimator it asks for a graph at once (GraphNeeded);
+    called eagerly by the program it gives the tensors of its pipeline's first batch (first_batch)."""
+
+    @functools.wraps(function)
+    def called(*args, **kwargs):
+        if not tf.executing_eagerly():
+            return function(*args, **kwargs)
+        if called_by_estimator():
+            raise GraphNeeded(f"{function.__name__} builds queue-runner input, which needs a TF1 graph")
+        return first_batch(lambda: function(*args, **kwargs), function.__name__)
+
+    return called

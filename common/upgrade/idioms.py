@@ -120,6 +120,43 @@ def old_map_arguments(tree, lines):
     return edits, changes
 
 
+# TF1's queue-runner input (and the other ops that refuse eager execution) by the last part of their names
+QUEUE_INPUT = ("string_input_producer", "input_producer", "slice_input_producer", "range_input_producer",
+               "TextLineReader", "TFRecordReader", "WholeFileReader", "FixedLengthRecordReader", "IdentityReader",
+               "LMDBReader", "shuffle_batch", "batch_join", "shuffle_batch_join", "maybe_batch", "maybe_shuffle_batch",
+               "maybe_batch_join", "maybe_shuffle_batch_join", "parallel_stack")
+GRAPH_INPUT_MARK = "common.tf1.graph_input.input_fn_in_graph"
+
+
+def _own_nodes(function):
+    """The nodes of a function's body, not those of the functions, lambdas and classes defined in it."""
+    pending = list(function.body)
+    while pending:
+        node = pending.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            pending.extend(ast.iter_child_nodes(node))
+
+
+def _builds_queue_input(node):
+    if isinstance(node, ast.Attribute):
+        return node.attr in QUEUE_INPUT or node.attr == "batch" and isinstance(node.value, ast.Attribute) \
+            and node.value.attr == "train"  # (tf.train.batch, not a Dataset's batch)
+    return isinstance(node, ast.Name) and node.id in QUEUE_INPUT
+
+
+def queue_input_functions(tree, lines):
+    """The `def` position of each function whose own body builds TF1 queue-runner input and is not marked yet."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        marked = any(ast.unparse(d).endswith("input_fn_in_graph") for d in node.decorator_list)
+        if not marked and any(_builds_queue_input(n) for n in _own_nodes(node)):
+            found.append(position(lines, node.lineno, node.col_offset))
+    return found
+
+
 def rewrites(tree, lines):
     """(edits, changes): each edit is ((row, col) start, (row, col) end, new text), as tokenize counts."""
     edits, changes = [], []
@@ -135,6 +172,13 @@ def rewrites(tree, lines):
     map_edits, map_changes = old_map_arguments(tree, lines)
     edits.extend(map_edits)
     changes.extend(map_changes)
+    for start in queue_input_functions(tree, lines):
+        row = lines[start[0] - 1]
+        newline = "\r\n" if row.endswith("\r\n") else "\n"
+        edits.append((start, start, f"@{GRAPH_INPUT_MARK}{newline}{row[:start[1]]}"))
+        changes.append(Change(start[0], start[1], f"marked a function that builds queue-runner input with "
+                              f"@{GRAPH_INPUT_MARK}: the Estimator builds it in a TF1 graph, and called by the "
+                              "program it gives its first batch, as TF1 let a program look at one"))
     for start, end in internal_keras_imports(tree, lines):
         edits.append((start, end, "tensorflow.keras"))
         changes.append(Change(start[0], start[1], "import from tensorflow.keras, not tensorflow.python.keras "

@@ -325,7 +325,7 @@ def _modules_for(new_names):
     name, the longest dotted prefix that is a module of this project."""
     needed = []
     for name in new_names:
-        parts = name.split(".")
+        parts = name.lstrip("@").split(".")  # (a decorator's name too)
         if parts[0] != "common":
             continue
         if "common" not in needed:

@@ -37,7 +37,7 @@ def test_an_export_that_fails_leaves_nothing_under_the_base(tmp_path):
 
     module = Unsaveable()
     try:
-        export.write_saved_model(str(tmp_path), module, {"serving_default": lambda: None})
+        export.write_saved_model(str(tmp_path), module, export.ExportFunctions({"serving_default": lambda: None}))
     except (TypeError, ValueError):
         pass
     else:

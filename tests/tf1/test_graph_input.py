@@ -12,6 +12,7 @@ import tensorflow as tf
 
 import common
 from common.tf1 import data as tf1_data
+from common.tf1 import graph_input
 from common.tf1 import train as tf1_train
 from tests import models
 
@@ -132,3 +133,25 @@ def test_match_filenames_once_feeds_a_queue_input_built_in_a_graph(record_files,
 
     (batch,) = list(tf1_data.dataset_of(input_fn).as_numpy_iterator())
     assert sorted(batch.tolist()) == list(range(7)) + list(range(100, 105))
+
+
+def test_a_marked_queue_input_fn_gives_the_program_its_first_batch_and_still_feeds_the_estimator(record_files,
+                                                                                                tmp_path):
+    @graph_input.input_fn_in_graph  # (what the upgrade puts on a function that builds queue-runner input)
+    def input_fn(num_epochs=2, batch_size=4):
+        return V1.train.batch(_records(record_files, num_epochs), batch_size=batch_size)
+
+    ids, xs = input_fn()  # the program looks at a batch, as TF1 notebooks did: TF 2.15's first one
+    assert [ids.numpy().tolist(), xs.numpy().tolist()] == CASES["tfrecord_epochs2_batch4_allow_smaller_False"][
+        "batches"][0]
+
+    def model_fn(features, labels, mode):
+        kernel = V1.get_variable("w", [1, 1], initializer=V1.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(tf.matmul(features[:, None], kernel)[:, 0] - tf.cast(labels, tf.float32)))
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(1e-4).minimize(loss))
+
+    est = common.Estimator(model_fn, str(tmp_path))
+    est.train(lambda: input_fn()[::-1])  # (xs as the features, ids as the labels)
+    assert est.get_variable_value("global_step") == 6  # its 2 epochs of 12 records, as in a graph
+    with pytest.raises(ValueError, match="input_fn gave no batch: its input ended before the first one"):
+        input_fn(num_epochs=1, batch_size=20)

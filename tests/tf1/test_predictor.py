@@ -46,3 +46,29 @@ def test_what_a_predictor_cannot_do_is_named(tmp_path):
         predict({"number": [1.0], "x": [2]})
     with pytest.raises(ValueError, match="from_saved_model: graph is not supported"):
         predictor.from_saved_model(path, graph=tf.Graph())
+
+
+def test_a_tf1_receivers_derived_inputs_may_be_left_unfed_as_a_session_allowed(tmp_path):
+    def model_fn(features, labels, mode):
+        weight = tf.compat.v1.get_variable("weight", [], initializer=tf.compat.v1.constant_initializer(3.0))
+        outputs = {"y": weight * features["x"] + features["x_2"]}
+        loss = weight * 0.0
+        return common.EstimatorSpec(mode, predictions=outputs, loss=loss,
+                                    train_op=tf1_train.GradientDescentOptimizer(0.0).minimize(loss))
+
+    def receiver_fn():  # TF1 programs' way: the derived feature put among the receiver tensors
+        received = {"x": tf.compat.v1.placeholder(tf.float32, [None])}
+        received["x_2"] = tf.square(received["x"])
+        return common.ServingInputReceiver(received, received)
+
+    est = common.Estimator(model_fn, str(tmp_path / "model"))
+    est.train(lambda: tf.data.Dataset.from_tensors(({"x": [1.0], "x_2": [1.0]}, [0.0])), steps=1)
+    path = est.export_saved_model(str(tmp_path / "export"), receiver_fn)
+    signature = tf.saved_model.load(path).signatures["serving_default"]
+    assert sorted(signature.structured_input_signature[1]) == ["x", "x_2"]  # served as TF1 served it
+    predict = predictor.from_saved_model(path)
+    np.testing.assert_allclose(predict({"x": [2.0, -1.0]})["y"], [10.0, -2.0])  # x_2 computed: 3x + x^2
+    np.testing.assert_allclose(predict({"x": [2.0], "x_2": [0.5]})["y"], [6.5])  # fed, it is taken as given
+    with pytest.raises(ValueError, match=r"takes \['x', 'x_2'\] \(or its placeholders alone: \['x'\]\); "
+                                         r"not its inputs: \['z'\]; not fed: \['x_2'\]"):
+        predict({"x": [1.0], "z": [1.0]})

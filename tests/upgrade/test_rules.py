@@ -651,3 +651,34 @@ def test_contrib_framework_and_training_names_slim_reexported_map_onto_their_hom
     assert "for path in tf.compat.v1.train.checkpoints_iterator(model_dir):" in source
     assert "common.tf1.slim.assign_from_checkpoint_fn(path, common.tf1.slim.get_variables_to_restore())" in source
     assert "tf.contrib" not in source.replace("# from tensorflow.contrib", "")
+
+
+def test_a_function_that_builds_queue_runner_input_is_marked_and_its_factory_and_dataset_batches_are_not():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+
+
+        def make_input_fn(pattern, epochs):
+            def input_fn():
+                files = tf.train.string_input_producer(tf.gfile.Glob(pattern), num_epochs=epochs)
+                _, rows = tf.TextLineReader().read_up_to(files, 100)
+                return tf.train.shuffle_batch([rows], 10, 100, 20, enqueue_many=True)
+            return input_fn
+
+
+        class Reader:
+            @staticmethod
+            def batches(queue):
+                return tf.train.batch([queue.dequeue()], 4)
+
+
+        def dataset_input_fn(ds):
+            return ds.batch(4)
+        ''')
+    assert new.count("@common.tf1.graph_input.input_fn_in_graph\n") == 2
+    assert "    @common.tf1.graph_input.input_fn_in_graph\n    def input_fn():" in new
+    assert "    @staticmethod\n    @common.tf1.graph_input.input_fn_in_graph\n    def batches(queue):" in new
+    assert "import common.tf1.graph_input\n" in new
+    assert len([c for c in changes if "marked a function that builds queue-runner input" in c.message]) == 2
+    again, _ = upgrade(new)  # upgrading the upgraded file marks nothing twice
+    assert again.count("input_fn_in_graph\n") == 2
