@@ -33,9 +33,6 @@ class ExportFunctions:
     placeholders_fed: Dict[str, object] = dataclasses.field(default_factory=dict)
 
 
-PLACEHOLDERS_FED = "placeholders_fed"  # the exported module's attribute holding ExportFunctions.placeholders_fed
-
-
 def signatures(inputs, output_classes, outputs_fn):
     """ExportFunctions for every receiver group and output key, named as
     tf.estimator named them: the output key for the default receiver; the
@@ -202,7 +199,7 @@ def write_saved_model(export_dir_base, module, functions, assets_extra=None, as_
     temp = os.path.join(export_dir_base, f"temp-{stamp}-{os.getpid()}")
     try:
         if functions.placeholders_fed:
-            setattr(module, PLACEHOLDERS_FED, dict(functions.placeholders_fed))
+            setattr(module, export_outputs.PLACEHOLDERS_FED, dict(functions.placeholders_fed))
         tf.saved_model.save(module, temp, signatures=functions.signatures)
         if functions.methods:
             _set_method_names(temp, functions.methods)

@@ -16,6 +16,9 @@ PREDICT_METHOD = "tensorflow/serving/predict"
 CLASSIFY_METHOD = "tensorflow/serving/classify"
 REGRESS_METHOD = "tensorflow/serving/regress"
 EXAMPLES_INPUT = "inputs"  # the input key of classify and regress signatures
+# The exported module's attribute holding, by signature, its function of a TF1 receiver's placeholders alone
+# (common.export.saved_model writes it, common.tf1.predictor calls it)
+PLACEHOLDERS_FED = "placeholders_fed"
 
 
 class ExportOutput:

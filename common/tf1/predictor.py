@@ -12,7 +12,7 @@ function of them (common.export.saved_model's placeholders_fed).
 
 import tensorflow as tf
 
-from common.export.saved_model import PLACEHOLDERS_FED
+from common.spec.export_outputs import PLACEHOLDERS_FED
 
 DEFAULT_SIGNATURE = "serving_default"
 
