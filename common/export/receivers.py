@@ -25,6 +25,8 @@ from typing import Callable, Dict, Optional
 
 import tensorflow as tf
 
+from common.tf1 import graph_input
+
 DEFAULT_SIGNATURE = "serving_default"
 SINGLE_RECEIVER_NAME = "input"     # tf.estimator's names for a receiver or feature given alone
 SINGLE_FEATURE_NAME = "feature"
@@ -58,8 +60,11 @@ class SignatureInputs:
 def placeholder(dtype, shape=None, name=None):
     """tf.compat.v1.placeholder where a graph is being built (inside a receiver
     fn); a tf.TensorSpec when run eagerly, which is what
-    build_raw_serving_input_receiver_fn takes in TF2."""
+    build_raw_serving_input_receiver_fn takes in TF2. In an input_fn the Estimator calls, a placeholder
+    asks for a graph (common.tf1.graph_input), where hooks feed it."""
     if tf.executing_eagerly():
+        if graph_input.called_by_estimator():
+            raise graph_input.GraphNeeded("input_fn makes a placeholder, which needs a TF1 graph")
         return tf.TensorSpec(shape, dtype, name=name)
     return tf.compat.v1.placeholder(dtype, shape, name)
 

@@ -15,11 +15,14 @@ call built a new graph. The model itself never runs in a session.
 import contextlib
 import contextvars
 import functools
+import weakref
 
 import tensorflow as tf
 
 STOP_GRACE_SECS = 5  # how long the queue-runner threads get to stop when a pass ends
 _ESTIMATOR_CALLING = contextvars.ContextVar("common_tf1_estimator_calling_input_fn", default=False)
+_PIPELINES = weakref.WeakValueDictionary()  # id(graph) -> the _GraphPipeline built in it, while it lives
+NOT_AN_INPUT_GRAPH = object()
 
 
 class GraphNeeded(RuntimeError):
@@ -71,10 +74,15 @@ def _specs(tensors, what):
 
 class _GraphPipeline:
     """input_fn's call built in a TF1 graph of its own: its result's structure and flat tensors, and the
-    batches a session gives with the queue runners started (see the module)."""
+    batches a session gives with the queue runners started (see the module). What a hook runs in the graph
+    from after_create_session (an initializable iterator's initializer fed the data's placeholders) runs in
+    every session the pipeline makes, after the initializers, as it ran in each TF1 session."""
 
     def __init__(self, call, what):
+        self._at_start = []  # (fetches, feed_dict) hooks ran in this graph
+        self._session = None
         self.graph = tf.Graph()
+        _PIPELINES[id(self.graph)] = self
         with self.graph.as_default():
             self.structure = as_tuples(call())
             if isinstance(self.structure, tf.data.Dataset):
@@ -85,12 +93,20 @@ class _GraphPipeline:
             self._initialize = [tf.compat.v1.global_variables_initializer(),
                                 tf.compat.v1.local_variables_initializer(), tf.compat.v1.tables_initializer()]
 
+    def run_at_start(self, fetches, feed_dict):
+        """Runs fetches in the live session, if any, and in every session made from now on."""
+        self._at_start.append((fetches, feed_dict))
+        return None if self._session is None else self._session.run(fetches, feed_dict)
+
     def batches(self):
         session = tf.compat.v1.Session(graph=self.graph)
         coordinator = tf.compat.v1.train.Coordinator()
         threads = []
         try:
             session.run(self._initialize)
+            for fetches, feed_dict in self._at_start:
+                session.run(fetches, feed_dict)
+            self._session = session
             with self.graph.as_default():  # (start_queue_runners refuses to start while executing eagerly)
                 threads = tf.compat.v1.train.start_queue_runners(session, coordinator)
             while True:
@@ -99,9 +115,29 @@ class _GraphPipeline:
                 except tf.errors.OutOfRangeError:  # the input's num_epochs read: its end, as in TF1
                     return
         finally:
+            self._session = None
             coordinator.request_stop()
             session.close()  # cancels the queue runners' pending enqueues
             coordinator.join(threads, stop_grace_period_secs=STOP_GRACE_SECS, ignore_live_threads=True)
+
+
+def _graph_of(fetches, feed_dict):
+    for item in tf.nest.flatten(fetches) + list(feed_dict or {}):
+        graph = getattr(item, "graph", None)  # (an eager tensor's .graph raises AttributeError: None)
+        if isinstance(graph, tf.Graph):
+            return graph
+    return None
+
+
+def run_in_input_graph(fetches, feed_dict=None):
+    """A TF1 hook's session.run of ops of an input_fn's graph (`sess.run(iterator.initializer, feed_dict=
+    {images: data})` in after_create_session, the way TF1 programs fed numpy data through placeholders):
+    run in that graph's sessions (see _GraphPipeline). NOT_AN_INPUT_GRAPH where the fetches are not of one."""
+    graph = _graph_of(fetches, feed_dict)
+    pipeline = None if graph is None else _PIPELINES.get(id(graph))
+    if pipeline is None or pipeline.graph is not graph:
+        return NOT_AN_INPUT_GRAPH
+    return pipeline.run_at_start(fetches, feed_dict)
 
 
 def dataset_in_graph(call, what="input_fn"):

@@ -8,7 +8,9 @@ written in model_fn or a tensor model_fn named, by name or as the tensor;
 or the global-step variable), and gets them as numpy in the same structure. As in TF1, the global step a hook fetches
 in the run of step N is N - 1 (the value the step started from), and the
 first run is step 1; a hook hears every step (with one among the hooks,
-steps run one per call, whatever RunConfig.steps_per_loop says). Anything that needs the session itself is refused by
+steps run one per call, whatever RunConfig.steps_per_loop says). The session
+after_create_session gets runs ops of an input_fn built in a TF1 graph
+(feeding its placeholders; common.tf1.graph_input). Anything else that needs the session itself is refused by
 name. Inside the hook's methods, get_global_step() (tf.train's, after the
 upgrade) answers the run's global-step variable, which a hook fetches as
 any other value.
@@ -19,6 +21,7 @@ import collections
 import tensorflow as tf
 
 from common.hooks import protocol as hooks_lib
+from common.tf1 import graph_input
 from common.variables import registry
 
 SessionRunArgs = collections.namedtuple("SessionRunArgs", ["fetches", "feed_dict", "options"])
@@ -43,6 +46,17 @@ class _NoSession:
         raise NotImplementedError(
             f"session.{name}: TF2 has no session; a SessionRunHook asks for values with "
             "SessionRunArgs(fetches=\"loss\") (or a dict of such names) and reads them in after_run")
+
+
+class _InputSession(_NoSession):
+    """The session after_create_session gets: it runs what belongs to an input_fn built in a TF1 graph (an
+    initializable iterator fed numpy data through placeholders) in that graph's sessions; nothing else."""
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        result = graph_input.run_in_input_graph(fetches, feed_dict)
+        if result is graph_input.NOT_AN_INPUT_GRAPH:
+            return self.__getattr__("run")
+        return result
 
 
 class SessionRunHook:
@@ -101,13 +115,18 @@ class SessionRunHookAdapter(hooks_lib.Hook):
         self._run_context = context
         with self._global_step():
             self.hook.begin()
-            self.hook.after_create_session(_NoSession(), None)
+            self.hook.after_create_session(_InputSession(), None)
 
     def before_step(self, step):
         self._context = SessionRunContext(SessionRunArgs(fetches=None))
         with self._global_step():
             args = self.hook.before_run(self._context)
         self._fetches = None if args is None else args.fetches
+        if args is not None and args.feed_dict:
+            raise NotImplementedError(
+                f"{type(self.hook).__name__}.before_run: SessionRunArgs(feed_dict=...) fed each TF1 session.run; "
+                "here each step reads input_fn's batch: give the data to input_fn (a Dataset, numpy_input_fn, or "
+                "placeholders fed once in after_create_session)")
         self._names = () if self._fetches is None else tuple(
             hooks_lib.value_name(f) for f in tf.nest.flatten(self._fetches))
         self._run_context.check_offered(self._names, f"{type(self.hook).__name__}.before_run")

@@ -11,6 +11,7 @@ import pytest
 import tensorflow as tf
 
 import common
+import common.tf1.session_run_hook
 from common.tf1 import data as tf1_data
 from common.tf1 import graph_input
 from common.tf1 import train as tf1_train
@@ -155,3 +156,51 @@ def test_a_marked_queue_input_fn_gives_the_program_its_first_batch_and_still_fee
     assert est.get_variable_value("global_step") == 6  # its 2 epochs of 12 records, as in a graph
     with pytest.raises(ValueError, match="input_fn gave no batch: its input ended before the first one"):
         input_fn(num_epochs=1, batch_size=20)
+
+
+class _IteratorInitializerHook(common.tf1.session_run_hook.SessionRunHook):
+    """The 2017 blog posts' way to feed numpy arrays: placeholders, an initializable iterator, and a hook that
+    runs its initializer fed the arrays once the session exists."""
+
+    def __init__(self):
+        self.iterator_initializer_func = None
+
+    def after_create_session(self, session, coord):
+        self.iterator_initializer_func(session)
+
+
+def _fed_input(x, y, batch_size):
+    hook = _IteratorInitializerHook()
+
+    def input_fn():
+        x_placeholder = common.placeholder(tf.float32, x.shape)
+        y_placeholder = common.placeholder(tf.float32, y.shape)
+        dataset = V1.data.Dataset.from_tensor_slices((x_placeholder, y_placeholder)).repeat(None).batch(batch_size)
+        iterator = V1.data.make_initializable_iterator(dataset)
+        hook.iterator_initializer_func = lambda session: session.run(
+            iterator.initializer, feed_dict={x_placeholder: x, y_placeholder: y})
+        features, labels = iterator.get_next()
+        return {"x": features}, labels
+
+    return input_fn, hook
+
+
+def test_placeholders_a_hook_feeds_in_after_create_session_train_and_evaluate_as_on_tf215(tmp_path):
+    rs = np.random.RandomState(0)
+    x = rs.randn(64, 4).astype(np.float32)
+    y = x @ np.array([1.0, -2.0, 0.5, 3.0], np.float32)
+
+    def model_fn(features, labels, mode):
+        w = V1.get_variable("w", [4, 1], initializer=V1.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(tf.matmul(features["x"], w)[:, 0] - labels))
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=V1.train.get_global_step()))
+
+    est = common.Estimator(model_fn, str(tmp_path))
+    input_fn, hook = _fed_input(x, y, 16)
+    est.train(input_fn, hooks=[hook], steps=40)
+    # TF 2.15's tf.compat.v1.estimator on the same program: w after 40 steps, then the loss of 4 batches
+    np.testing.assert_allclose(est.get_variable_value("w")[:, 0], [1.0021713972091675, -1.9980331659317017,
+                                                                    0.49703139066696167, 2.997366428375244], rtol=1e-5)
+    input_fn, hook = _fed_input(x, y, 16)
+    assert est.evaluate(input_fn, hooks=[hook], steps=4)["loss"] == pytest.approx(1.6353499e-05, rel=1e-3)

@@ -104,6 +104,15 @@ def test_fetches_the_step_does_not_offer_and_session_use_are_refused_by_name(tmp
     with pytest.raises(ValueError, match="a hook asks for a value by name"):
         est.train(models.train_input(FEATURES, LABELS, 16), steps=2, hooks=[FetchesATensor()])
 
+    class FeedsEachRun(tf1_hooks.SessionRunHook):
+        def before_run(self, run_context):
+            return tf1_hooks.SessionRunArgs("loss", feed_dict={"x:0": [[1.0]]})
+
+    with pytest.raises(NotImplementedError, match=r"FeedsEachRun.before_run: SessionRunArgs\(feed_dict=...\) fed "
+                                                  "each TF1 session.run; here each step reads input_fn's batch"):
+        est.train(models.train_input(FEATURES, LABELS, 16), steps=2, hooks=[FeedsEachRun()])
+    assert est.latest_checkpoint().endswith("model.ckpt-0")  # the refusals trained nothing
+
 
 def naming_model_fn(features, labels, mode, params):
     """The classifier, naming two tensors as TF1 programs did for their hooks, and
