@@ -1,7 +1,9 @@
 """What input_fn gives the Estimator: a checked tf.data.Dataset per mode."""
 
+import collections
 import contextlib
 import inspect
+import weakref
 
 import tensorflow as tf
 
@@ -143,10 +145,33 @@ def _is_string(spec):
     return getattr(spec, "dtype", None) == tf.string
 
 
-def string_input_note(error, element_spec):
+# (key, weak reference to the tensor) of the string features model_fn was given in its latest traces
+_STRING_FEATURES_SEEN = collections.deque(maxlen=256)
+
+
+def seen_by_model_fn(features):
+    """Records the string feature tensors model_fn is given as it is traced: a failure on strings then names
+    those model_fn used (the tensors its graph consumes), not every string feature of the input."""
+    if isinstance(features, dict):
+        for key, tensor in features.items():
+            if isinstance(tensor, tf.Tensor) and tensor.dtype == tf.string and hasattr(tensor, "consumers"):
+                _STRING_FEATURES_SEEN.append((key, weakref.ref(tensor)))
+
+
+def _used_string_features():
+    """key -> whether model_fn's graph consumes it, for the string features of the traces still alive."""
+    used = {}
+    for key, reference in _STRING_FEATURES_SEEN:
+        tensor = reference()
+        if tensor is not None:
+            used[key] = used.get(key, False) or bool(tensor.consumers())
+    return used
+
+
+def string_input_note(error, element_spec, used=None):
     """What to tell the owner when a step failed on strings that input_fn gave (labels first, then feature
-    keys), or None: "Cast string to int64 is not supported [[node tower_0/Cast]]" does not say they were the
-    labels."""
+    keys: not those `used` (key -> whether model_fn used it) says model_fn never read), or None: "Cast string
+    to int64 is not supported [[node tower_0/Cast]]" does not say they were the labels."""
     text = str(getattr(error, "message", None) or error)
     if "string" not in text.lower():
         return None
@@ -161,8 +186,8 @@ def string_input_note(error, element_spec):
         return (f"the labels input_fn gives are strings (dtype string), and model_fn uses them as numbers: "
                 f"{first_line}. Map them to integer class ids in input_fn (a tf.lookup.StaticHashTable), or give "
                 "a premade estimator label_vocabulary=[...]")
-    keys = sorted(key for key, spec in (features.items() if isinstance(features, dict) else [])
-                  if _is_string(spec))
+    strings = sorted(key for key, spec in (features.items() if isinstance(features, dict) else []) if _is_string(spec))
+    keys = [key for key in strings if (used or {}).get(key, True)] or strings  # (all, where none looks read)
     if keys or _is_string(features):
         named = f"the feature(s) {', '.join(repr(k) for k in keys)}" if keys else "the features"
         return (f"{named} input_fn gives are strings (dtype string), and model_fn "
@@ -195,7 +220,7 @@ def naming_bad_inputs(element_spec):
         if isinstance(error, tf.errors.InvalidArgumentError) and INPUT_CHECK in text:  # "[message] [values]"
             checked = text.split(INPUT_CHECK, 1)[1].splitlines()[0].replace("] [", " ", 1).rstrip("]")
             raise ValueError(INPUT_CHECK + checked) from error
-        note = string_input_note(error, element_spec)
+        note = string_input_note(error, element_spec, _used_string_features())
         if note is None:
             raise
         raise TypeError(note) from error

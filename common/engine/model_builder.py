@@ -173,6 +173,7 @@ class ModelBuilder:
         building = first_call is not None and first_call.building
         optional = {"labels": labels, "mode": mode, "params": self._params, "config": self._config}
         creator = placement.placing_creator(self._plan.variable_devices, self._balancer) if building else None
+        inputs.seen_by_model_fn(features)
         with self.registry.model_fn_scope(building, creator, global_step, deferring=True) as record:
             spec = call_with_wanted_args(self._model_fn, {"features": features}, optional)
             if isinstance(spec, EstimatorSpec) and spec.eval_metric_ops:  # (made in its scope: metric state)

@@ -103,14 +103,15 @@ def _strings_input(string_labels, string_scale):
     x = np.ones((8, 2), np.float32)
     labels = np.array(["0", "1"] * 4) if string_labels else np.array([0, 1] * 4)
     scale = np.array(["1"] * 8) if string_scale else np.ones(8, np.float32)
-    return lambda: tf.data.Dataset.from_tensor_slices(({"x": x, "scale": scale}, labels)).batch(4)
+    comment = np.array(["an innocent string feature model_fn never reads"] * 8)
+    return lambda: tf.data.Dataset.from_tensor_slices(({"x": x, "scale": scale, "comment": comment}, labels)).batch(4)
 
 
 @pytest.mark.parametrize("string_labels,string_scale,named", [
     (True, False, "the labels input_fn gives are strings (dtype string), and model_fn uses them as numbers: "
                   "Cast string to int64 is not supported"),
     (False, True, "the feature(s) 'scale' input_fn gives are strings (dtype string), and model_fn uses them as "
-                  "numbers: Cast string to float is not supported")])
+                  "numbers: Cast string to float is not supported")])  # (not 'comment', which it never reads)
 def test_strings_a_model_fn_uses_as_numbers_are_named_as_labels_or_feature_keys(
         tmp_path, string_labels, string_scale, named):
     est = common.Estimator(_casting_fn, str(tmp_path))
