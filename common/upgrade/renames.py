@@ -169,7 +169,9 @@ def _renames():
     for name in ("arg_scope", "add_arg_scope", "assign_from_checkpoint_fn", "get_variables_to_restore",
                  "get_model_variables", "get_variables"):  # (tf.contrib.framework's, which slim re-exported)
         renames["tf.contrib.framework." + name] = "common.tf1.slim." + name
-    renames["tf.contrib.framework.python.ops.arg_scope"] = "common.tf1.slim"  # (the module: arg_scope.arg_scope)
+    for name in ("arg_scope", "add_arg_scope"):  # (TF1's package re-exported its arg_scope module's functions)
+        renames[f"tf.contrib.framework.python.ops.{name}"] = f"common.tf1.slim.{name}"
+        renames[f"tf.contrib.framework.python.ops.arg_scope.{name}"] = f"common.tf1.slim.{name}"
     renames["tf.contrib.layers.softmax"] = "common.tf1.slim.softmax"
     for module in ("tf.contrib.training.", "tf.contrib.training.python.training.evaluation."):
         renames[module + "checkpoints_iterator"] = "tf.compat.v1.train.checkpoints_iterator"

@@ -641,12 +641,15 @@ def test_contrib_framework_and_training_names_slim_reexported_map_onto_their_hom
         import tensorflow as tf
         from tensorflow.contrib.framework.python.ops import arg_scope
         from tensorflow.contrib.training.python.training import evaluation
-        with arg_scope.arg_scope([f], padding="SAME"):
+        with arg_scope([f], padding="SAME"):  # (TF1's package re-exported the function under its module's name)
             y = tf.contrib.layers.softmax(x)
+        with arg_scope.arg_scope([g]):
+            pass
         for path in evaluation.checkpoints_iterator(model_dir):
             init = tf.contrib.framework.assign_from_checkpoint_fn(path, tf.contrib.framework.get_variables_to_restore())
         """)
     assert "with common.tf1.slim.arg_scope([f], padding=\"SAME\"):" in source
+    assert "with common.tf1.slim.arg_scope([g]):" in source
     assert "y = common.tf1.slim.softmax(x)" in source
     assert "for path in tf.compat.v1.train.checkpoints_iterator(model_dir):" in source
     assert "common.tf1.slim.assign_from_checkpoint_fn(path, common.tf1.slim.get_variables_to_restore())" in source
