@@ -18,6 +18,7 @@ from absl import app, flags
 import common
 import common.canned
 from common.jobs import cli
+from common.tf1 import train as tf1_train
 from tests import models
 
 FLAGS = flags.FLAGS
@@ -43,8 +44,9 @@ def model_fn(features, labels, mode, params):
 
 
 def premade(config):
-    """A wide-and-deep classifier of y = (x + (1 if c even else -1) > 0), c an identity column of 50 ids; its
-    train and eval input_fns."""
+    """A wide-and-deep classifier of y = (x + (1 if c even else -1) > 0), c an identity column of 50 ids, whose
+    embedding and linear weights are split in 2 (over the ps tasks, on a parameter-server job); its train and
+    eval input_fns."""
     rng = np.random.RandomState(0)
     x = rng.randn(2048).astype(np.float32)
     c = rng.randint(0, 50, 2048).astype(np.int64)
@@ -54,7 +56,8 @@ def premade(config):
     estimator = common.canned.DNNLinearCombinedClassifier(
         linear_feature_columns=[column, numeric], dnn_feature_columns=[tf.feature_column.embedding_column(column, 4),
                                                                        numeric],
-        dnn_hidden_units=[16], config=config)
+        dnn_hidden_units=[16], config=config, input_layer_partitioner=tf.compat.v1.fixed_size_partitioner(2),
+        linear_optimizer=tf1_train.FtrlOptimizer(0.1), dnn_optimizer=tf1_train.AdagradOptimizer(0.1))
 
     def dataset():  # (made inside each input_fn: a worker builds its own, as TF1 built each in its graph)
         return tf.data.Dataset.from_tensor_slices(({"x": x, "c": c}, labels))

@@ -8,8 +8,10 @@ TF 2.x DNN estimators passed none), Ftrl at 0.2 for a linear model; in
 wide-and-deep, Adagrad at 0.001 and Ftrl at min(0.005, 1/sqrt(linear
 columns)); Ftrl at 0.3 for the baseline. tf.compat.v1.estimator's classes
 (common.canned.v1) had Adagrad at 0.05 and Ftrl at min(0.2, 1/sqrt(columns)).
-Their variant arguments (input_layer_partitioner, partitioner) are accepted
-and have nothing to partition here.
+Their partitioners (input_layer_partitioner, partitioner; by default TF1's
+min_max_variable_partitioner over the ps tasks, parts of 64 MiB at least) split
+the embeddings and linear weights over a parameter-server job's ps tasks, as
+in TF1 (common.variables.partitioned); on one host each variable is whole.
 """
 
 import dataclasses
@@ -18,7 +20,6 @@ import functools
 import math
 
 import tensorflow as tf
-from absl import logging
 
 from common.canned import heads, networks
 from common.canned.model_fns import Network, model_fn_of
@@ -53,27 +54,22 @@ def _hidden_units(hidden_units, what="hidden_units"):
     return units
 
 
-def _no_partitioning(**partitioners):
-    for name, value in partitioners.items():
-        if value is not None:
-            logging.info("%s is ignored: variables are not partitioned here", name)
-
-
 def dnn_network(hidden_units, feature_columns, optimizer, activation_fn, dropout, batch_norm, learning_rate,
-                tag_prefix="dnn/"):
+                tag_prefix="dnn/", input_layer_partitioner=None):
     if dropout is not None and not 0 <= dropout < 1:
         raise ValueError(f"dropout={dropout}: a probability in [0, 1)")
     units, columns = _hidden_units(hidden_units), _columns(feature_columns, "feature_columns")
     return Network(lambda features, mode, logits_dimension: networks.dnn_logits(
-        features, mode, logits_dimension, units, columns, activation_fn, dropout, batch_norm, tag_prefix),
-        optimizer, learning_rate)
+        features, mode, logits_dimension, units, columns, activation_fn, dropout, batch_norm, tag_prefix,
+        input_layer_partitioner), optimizer, learning_rate)
 
 
-def linear_network(feature_columns, optimizer, sparse_combiner, learning_rate_of, wide_part=False):
+def linear_network(feature_columns, optimizer, sparse_combiner, learning_rate_of, wide_part=False,
+                   partitioner=None):
     columns = _columns(feature_columns, "feature_columns")
     return Network(lambda features, mode, logits_dimension: networks.linear_logits(
-        features, logits_dimension, columns, sparse_combiner, summarize_logits=wide_part), optimizer,
-        learning_rate_of(len(columns)))
+        features, logits_dimension, columns, sparse_combiner, summarize_logits=wide_part, partitioner=partitioner),
+        optimizer, learning_rate_of(len(columns)))
 
 
 def baseline_network(optimizer="Ftrl"):
@@ -95,10 +91,9 @@ class DNNEstimator(_Premade):
     def __init__(self, head, hidden_units, feature_columns, model_dir=None, optimizer="Adagrad",
                  activation_fn=tf.nn.relu, dropout=None, input_layer_partitioner=None, config=None,
                  warm_start_from=None, batch_norm=False):
-        _no_partitioning(input_layer_partitioner=input_layer_partitioner)
         super().__init__(head, [dnn_network(hidden_units, feature_columns, optimizer, activation_fn, dropout,
-                                            batch_norm, self.rates.dnn, self.dnn_tag_prefix)], model_dir, config,
-                         warm_start_from)
+                                            batch_norm, self.rates.dnn, self.dnn_tag_prefix,
+                                            input_layer_partitioner)], model_dir, config, warm_start_from)
 
 
 class DNNClassifier(DNNEstimator):
@@ -123,44 +118,43 @@ class DNNRegressor(DNNEstimator):
 class LinearEstimator(_Premade):
     def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None, partitioner=None,
                  sparse_combiner="sum", warm_start_from=None):
-        _no_partitioning(partitioner=partitioner)
-        super().__init__(head, [linear_network(feature_columns, optimizer, sparse_combiner, self.rates.linear)],
-                         model_dir, config, warm_start_from)
+        super().__init__(head, [linear_network(feature_columns, optimizer, sparse_combiner, self.rates.linear,
+                                               partitioner=partitioner)], model_dir, config, warm_start_from)
 
 
 class LinearClassifier(_Premade):
     def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
                  optimizer="Ftrl", config=None, partitioner=None, warm_start_from=None,
                  loss_reduction=SUM_OVER_BATCH_SIZE, sparse_combiner="sum"):
-        _no_partitioning(partitioner=partitioner)
         super().__init__(heads.classification_head(n_classes, weight_column, label_vocabulary, loss_reduction),
-                         [linear_network(feature_columns, optimizer, sparse_combiner, self.rates.linear)],
-                         model_dir, config, warm_start_from)
+                         [linear_network(feature_columns, optimizer, sparse_combiner, self.rates.linear,
+                                         partitioner=partitioner)], model_dir, config, warm_start_from)
 
 
 class LinearRegressor(_Premade):
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
                  config=None, partitioner=None, warm_start_from=None, loss_reduction=SUM_OVER_BATCH_SIZE,
                  sparse_combiner="sum"):
-        _no_partitioning(partitioner=partitioner)
         super().__init__(heads.RegressionHead(label_dimension, weight_column, loss_reduction),
-                         [linear_network(feature_columns, optimizer, sparse_combiner, self.rates.linear)],
-                         model_dir, config, warm_start_from)
+                         [linear_network(feature_columns, optimizer, sparse_combiner, self.rates.linear,
+                                         partitioner=partitioner)], model_dir, config, warm_start_from)
 
 
 def _wide_and_deep(linear_feature_columns, linear_optimizer, dnn_feature_columns, dnn_optimizer, dnn_hidden_units,
-                   dnn_activation_fn, dnn_dropout, batch_norm, linear_sparse_combiner):
-    """The linear (wide) and DNN (deep) networks of wide-and-deep, either one absent without its columns."""
+                   dnn_activation_fn, dnn_dropout, batch_norm, linear_sparse_combiner, input_layer_partitioner):
+    """The linear (wide) and DNN (deep) networks of wide-and-deep, either one absent without its columns; the
+    input layer's partitioner serves the linear weights too, as in TF1."""
     if not linear_feature_columns and not dnn_feature_columns:
         raise ValueError("Either linear_feature_columns or dnn_feature_columns must be defined.")
     linear = deep = None
     if linear_feature_columns:
         linear = linear_network(linear_feature_columns, linear_optimizer, linear_sparse_combiner,
-                                lambda columns: min(0.005, 1.0 / math.sqrt(columns)), wide_part=True)
+                                lambda columns: min(0.005, 1.0 / math.sqrt(columns)), wide_part=True,
+                                partitioner=input_layer_partitioner)
     if dnn_feature_columns:
         _hidden_units(dnn_hidden_units, "dnn_hidden_units")
         deep = dnn_network(dnn_hidden_units, dnn_feature_columns, dnn_optimizer, dnn_activation_fn, dnn_dropout,
-                           batch_norm, learning_rate=0.001)
+                           batch_norm, learning_rate=0.001, input_layer_partitioner=input_layer_partitioner)
     return [deep, linear]
 
 
@@ -169,11 +163,10 @@ class DNNLinearCombinedEstimator(_Premade):
                  dnn_feature_columns=None, dnn_optimizer="Adagrad", dnn_hidden_units=None,
                  dnn_activation_fn=tf.nn.relu, dnn_dropout=None, input_layer_partitioner=None, config=None,
                  batch_norm=False, linear_sparse_combiner="sum", warm_start_from=None):
-        _no_partitioning(input_layer_partitioner=input_layer_partitioner)
         super().__init__(head, _wide_and_deep(linear_feature_columns, linear_optimizer, dnn_feature_columns,
                                               dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout,
-                                              batch_norm, linear_sparse_combiner), model_dir, config,
-                         warm_start_from)
+                                              batch_norm, linear_sparse_combiner, input_layer_partitioner),
+                         model_dir, config, warm_start_from)
 
 
 class DNNLinearCombinedClassifier(_Premade):
@@ -182,11 +175,11 @@ class DNNLinearCombinedClassifier(_Premade):
                  dnn_activation_fn=tf.nn.relu, dnn_dropout=None, n_classes=2, weight_column=None,
                  label_vocabulary=None, input_layer_partitioner=None, config=None, warm_start_from=None,
                  loss_reduction=SUM_OVER_BATCH_SIZE, batch_norm=False, linear_sparse_combiner="sum"):
-        _no_partitioning(input_layer_partitioner=input_layer_partitioner)
         super().__init__(heads.classification_head(n_classes, weight_column, label_vocabulary, loss_reduction),
                          _wide_and_deep(linear_feature_columns, linear_optimizer, dnn_feature_columns,
                                         dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout,
-                                        batch_norm, linear_sparse_combiner), model_dir, config, warm_start_from)
+                                        batch_norm, linear_sparse_combiner, input_layer_partitioner), model_dir,
+                         config, warm_start_from)
 
 
 class DNNLinearCombinedRegressor(_Premade):
@@ -195,11 +188,11 @@ class DNNLinearCombinedRegressor(_Premade):
                  dnn_activation_fn=tf.nn.relu, dnn_dropout=None, label_dimension=1, weight_column=None,
                  input_layer_partitioner=None, config=None, warm_start_from=None,
                  loss_reduction=SUM_OVER_BATCH_SIZE, batch_norm=False, linear_sparse_combiner="sum"):
-        _no_partitioning(input_layer_partitioner=input_layer_partitioner)
         super().__init__(heads.RegressionHead(label_dimension, weight_column, loss_reduction),
                          _wide_and_deep(linear_feature_columns, linear_optimizer, dnn_feature_columns,
                                         dnn_optimizer, dnn_hidden_units, dnn_activation_fn, dnn_dropout,
-                                        batch_norm, linear_sparse_combiner), model_dir, config, warm_start_from)
+                                        batch_norm, linear_sparse_combiner, input_layer_partitioner), model_dir,
+                         config, warm_start_from)
 
 
 class BaselineEstimator(_Premade):

@@ -18,6 +18,9 @@ from common.tf1 import feature_column as tf1_feature_column
 from common.tf1 import layers as tf1_layers
 from common.tf1 import summary as tf1_summary
 from common.tf1 import variables as tf1_variables
+from common.variables import partitioned
+
+HIDDEN_MIN_SLICE_BYTES = 256 << 10  # TF1's min_max_variable_partitioner default, for a DNN's hidden layers
 
 
 def check_features(features):
@@ -70,14 +73,17 @@ def _linear_summaries(variables):
 
 
 def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_fn=tf.nn.relu, dropout=None,
-               batch_norm=False, tag_prefix="dnn/"):
+               batch_norm=False, tag_prefix="dnn/", input_layer_partitioner=None):
     """(logits [batch, units], the trainable variables), under variable scope "dnn"; the layers' summaries
-    tagged "<tag_prefix><layer>/..." (tf.compat.v1's DNN estimators wrote "dnn/dnn/hiddenlayer_0/...")."""
+    tagged "<tag_prefix><layer>/..." (tf.compat.v1's DNN estimators wrote "dnn/dnn/hiddenlayer_0/..."). The
+    partitioners are TF1's (common.variables.partitioned): the input layer's given or of 64 MiB parts, the
+    hidden layers' of 256 KiB parts."""
     check_features(features)
     features = checked_identity_ids(features, feature_columns)
     training = mode == ModeKeys.TRAIN
-    with tf.compat.v1.variable_scope("dnn"):
-        with tf.compat.v1.variable_scope("input_from_feature_columns"):
+    with tf.compat.v1.variable_scope("dnn", partitioner=partitioned.default_partitioner(HIDDEN_MIN_SLICE_BYTES)):
+        with tf.compat.v1.variable_scope("input_from_feature_columns",
+                                         partitioner=input_layer_partitioner or partitioned.default_partitioner()):
             net = tf.compat.v1.feature_column.input_layer(features, list(feature_columns))
         for index, width in enumerate(hidden_units):
             name = f"hiddenlayer_{index}"
@@ -96,14 +102,16 @@ def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_
     return logits, tf1_variables.trainable_variables("dnn/")
 
 
-def linear_logits(features, units, feature_columns, sparse_combiner="sum", summarize_logits=False):
+def linear_logits(features, units, feature_columns, sparse_combiner="sum", summarize_logits=False,
+                  partitioner=None):
     """(logits [batch, units], the trainable variables), under variable scope "linear"; summarize_logits: the
-    logits' summaries too (the wide part of a wide-and-deep model, as tf.estimator wrote them)."""
+    logits' summaries too (the wide part of a wide-and-deep model, as tf.estimator wrote them); the weights
+    split by `partitioner`, else TF1's of 64 MiB parts."""
     check_features(features)
     features = checked_identity_ids(features, feature_columns)
     if sparse_combiner not in ("sum", "mean", "sqrtn"):
         raise ValueError(f"sparse_combiner={sparse_combiner!r}: one of 'sum', 'mean', 'sqrtn'")
-    with tf.compat.v1.variable_scope("linear"):
+    with tf.compat.v1.variable_scope("linear", partitioner=partitioner or partitioned.default_partitioner()):
         logits = tf.compat.v1.feature_column.linear_model(features, list(feature_columns), units=units,
                                                           sparse_combiner=sparse_combiner)
     variables = tf1_variables.trainable_variables("linear/")

@@ -53,8 +53,8 @@ class ModelState:
         checkpoint in model_dir that loads; returns the one used (or None,
         having started the model new). info: the mode's ProbeInfo."""
         training = mode == ModeKeys.TRAIN
-        state = self.model.named_state(with_optimizer=training)
-        model_names = [t.name for t in self.model.model_variables]
+        state = checkpoints.saved_form(self.model.named_state(with_optimizer=training))
+        model_names = checkpoints.saved_names(self.model.model_variables)
         names = list(state) if training else [checkpoints.GLOBAL_STEP] + model_names
 
         def load_by_name(prefix):
@@ -100,7 +100,7 @@ class ModelState:
         training = mode == ModeKeys.TRAIN
         if training and self.warm_start_settings is not None and self._is_chief:
             warm_start(self.warm_start_settings, state, model_names,
-                       [t.name for t in self.model.model_variables if t.trainable])
+                       checkpoints.saved_names(t for t in self.model.model_variables if t.trainable))
         for init in getattr(info, "checkpoint_inits", ()):
             self._init_from_checkpoint(init)
         if not training:

@@ -17,7 +17,7 @@ import tensorflow as tf
 from absl import logging
 from tensorflow.core.protobuf import meta_graph_pb2
 
-from common.state import atomic
+from common.state import atomic, checkpoints
 from common.state.checkpoints import (CHECKPOINT_FILE, CHECKPOINT_NAME, INPUT_STATE, OPTIMIZER_STATE,
                                       CheckpointDamagedError, CheckpointWriteError, first_line)
 
@@ -179,7 +179,10 @@ class CheckpointStore:
 
     def _name_keyed_writer(self, variables, iterator, optimizer_names):
         """save(step) through TF1's Saver, which rotates the checkpoints this store already holds too."""
-        var_list = dict(variables)
+        var_list = {name: variable.parts if isinstance(variable, checkpoints.Slices) else variable
+                    for name, variable in checkpoints.saved_form(variables).items()}  # (TF1's Saver saves slices)
+        optimizer_names = {checkpoints.saved_name(name, variables[name]) if name in variables else name
+                           for name in optimizer_names}
         if iterator is not None:
             var_list[INPUT_STATE] = iterator
         if optimizer_names:

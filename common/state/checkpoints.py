@@ -113,6 +113,45 @@ def named_state(global_step, model_variables, optimizer=None, made_in_model_fn=N
     return named
 
 
+class Slices:
+    """A variable a TF1 program partitioned (common.variables.partitioned) as checkpoints hold it: one value under
+    its whole name; its parts, which live apart, each assign and save their slice of it."""
+
+    def __init__(self, parts):
+        self.parts = sorted(parts, key=lambda part: part._save_slice_info.var_offset)
+        self.shape = tf.TensorShape(self.parts[0]._save_slice_info.full_shape)
+        self.dtype = self.parts[0].dtype
+
+    def assign(self, value):
+        for part in self.parts:
+            info = part._save_slice_info
+            part.assign(tf.slice(value, info.var_offset, info.var_shape))
+
+
+def saved_name(name, variable):
+    """The name the checkpoints hold `variable` under: its own, or a part's whole variable's."""
+    info = getattr(variable, "_save_slice_info", None)
+    return name if info is None else info.full_name
+
+
+def saved_names(tracked):
+    """The names the checkpoints hold these TrackedVariables under, in order, each once."""
+    return list(dict.fromkeys(saved_name(t.name, t.variable) for t in tracked))
+
+
+def saved_form(variables):
+    """name -> variable as the checkpoints hold them: the parts of a partitioned variable as Slices under its
+    whole name, every other variable as itself."""
+    found, parts = {}, {}
+    for name, variable in variables.items():
+        if getattr(variable, "_save_slice_info", None) is None:
+            found[name] = variable
+        else:
+            parts.setdefault(saved_name(name, variable), []).append(variable)
+    found.update({name: Slices(group) for name, group in parts.items()})
+    return found
+
+
 def _unused_by_loss_scaling(optimizer):
     """ids of a LossScaleOptimizer's own iteration and learning-rate variables:
     Keras reads its inner optimizer's instead, whose state holds those names."""

@@ -26,7 +26,7 @@ import functools
 
 import tensorflow as tf
 
-from common.variables import registry, tf1_graph
+from common.variables import partitioned, registry, tf1_graph
 
 
 def variable_name(variable):
@@ -196,6 +196,7 @@ class Optimizer:
             with tf1_graph.creating_variable(name, optimizer_state=True, device=var.device), _colocated(var):
                 named[key] = tf.Variable(lambda: initializer(shape, dtype=dtype), name=name, trainable=False,
                                          dtype=dtype)
+            partitioned.mark_slot(named[key], var, name)
         return named[key]
 
     def _get_or_make_slot(self, var, val, slot_name, op_name):

@@ -144,7 +144,8 @@ class ModelRegistry:
         try:
             with served_variables.model_fn_call(self.served) as call, \
                     tf.variable_creator_scope(creator), \
-                    (tf1_graph.fresh_graph(self.global_step_for_model_fn()) if calling else contextlib.nullcontext()):
+                    (tf1_graph.fresh_graph(self.global_step_for_model_fn(), self.tf1.variables) if calling
+                     else contextlib.nullcontext()):
                 if calling and not building:  # (a train tower's Keras layers defer making theirs: listed at once)
                     for tracked in self._tracked:
                         tf1_graph.collect(tracked.variable)

@@ -11,8 +11,9 @@ collections with the whole process. `fresh_graph()` gives each call its own.
 
 `Tf1VariableStore` is tf.compat.v1.get_variable's store for one call, with
 TF1's rules (reuse, AUTO_REUSE, default initializers by dtype, regularizers
-into REGULARIZATION_LOSSES, custom getters; a partitioner is accepted and the
-variable made whole, which is how a TF1 checkpoint holds a partitioned one).
+into REGULARIZATION_LOSSES, custom getters; a partitioner splits the variable
+over a parameter-server job's ps tasks, and elsewhere it is made whole, which
+is how a TF1 checkpoint holds it: common.variables.partitioned).
 It makes each variable with tf.Variable under the full name TF1 gives it
 ("bert/encoder/layer_0/attention/self/query/kernel"), announced by
 `creating(name)`: the registry's variable creator keys the variable by that
@@ -35,6 +36,8 @@ from typing import Optional
 import tensorflow as tf
 from tensorflow.python.ops import resource_variable_ops
 from tensorflow.python.ops import variable_scope as tf1_scopes
+
+from common.variables import partitioned
 
 GraphKeys = tf.compat.v1.GraphKeys
 # What a fresh TF1 graph held nothing of; the first two are TF1's variable store and scope counts.
@@ -80,30 +83,55 @@ def _default_initializer(name, dtype):
 class Tf1VariableStore:
     """tf.compat.v1.get_variable's store for one model_fn call (see the module)."""
 
-    def __init__(self):
+    def __init__(self, made=None):
         self.variables = {}  # full name -> variable, made or served in this call
+        self._made = made if made is not None else {}  # full name -> variable, made by an earlier call
 
     def get_variable(self, name, shape=None, dtype=tf.float32, initializer=None, regularizer=None, reuse=None,
                      trainable=None, collections=None, caching_device=None, partitioner=None, validate_shape=True,
                      use_resource=None, custom_getter=None, constraint=None,
                      synchronization=tf.VariableSynchronization.AUTO, aggregation=tf.VariableAggregation.NONE):
         """What VariableScope.get_variable asks of a store (the scope has resolved its defaults)."""
-        del caching_device, partitioner, use_resource  # (one whole resource variable, wherever the plan puts it)
+        del caching_device, use_resource  # (resource variables, wherever the plan puts them)
 
         def true_getter(name, shape=None, dtype=tf.float32, initializer=None, regularizer=None, reuse=None,
                         trainable=None, collections=None, validate_shape=True, constraint=None,
                         synchronization=tf.VariableSynchronization.AUTO, aggregation=tf.VariableAggregation.NONE,
-                        **unused):
-            return self._get_single(name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
-                                    validate_shape, constraint, synchronization, aggregation)
+                        partitioner=None, **unused):
+            single = (dtype, initializer, regularizer, reuse, trainable, collections, validate_shape, constraint,
+                      synchronization, aggregation)
+            partitions = partitioned.sharding_partitions(partitioner, name, shape, dtype)
+            if partitions is None and partitioner is not None:  # made in parts by an earlier call: served so
+                partitions = partitioned.partitions_made(name, shape, self._made)
+            if partitions is None or name in self.variables:
+                return self._get_single(name, shape, *single)
+            return self._get_partitioned(name, shape, partitions, *single)
 
         arguments = dict(name=name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
                          reuse=reuse, trainable=trainable, collections=collections, validate_shape=validate_shape,
-                         constraint=constraint, synchronization=synchronization, aggregation=aggregation)
+                         constraint=constraint, synchronization=synchronization, aggregation=aggregation,
+                         partitioner=partitioner)
         if custom_getter is not None:
-            return custom_getter(getter=true_getter, **arguments, caching_device=None, partitioner=None,
-                                 use_resource=True)
+            return custom_getter(getter=true_getter, **arguments, caching_device=None, use_resource=True)
         return true_getter(**arguments)
+
+    def _get_partitioned(self, name, shape, partitions, dtype, initializer, *single):
+        """A PartitionedVariable of parts "<name>/part_<i>", each recording its slice of the whole (see
+        common.variables.partitioned)."""
+        dtype = tf.as_dtype(dtype or tf.float32).base_dtype
+        shape = tf.TensorShape(shape)
+        if initializer is None:
+            initializer = _default_initializer(name, dtype)
+        if isinstance(initializer, type):
+            initializer = initializer(dtype=dtype)
+        parts = []
+        for i, (offset, part_shape) in enumerate(partitioned.slices(shape, partitions)):
+            part = self._get_single(f"{name}/part_{i}", tf.TensorShape(part_shape), dtype,
+                                    partitioned.part_initializer(initializer, shape, offset, part_shape), *single)
+            partitioned.mark_part(part, name, shape, offset)
+            parts.append(part)
+        self.variables[name] = partitioned.PartitionedVariable(name, shape, dtype, parts, partitions)
+        return self.variables[name]
 
     def _get_single(self, name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
                     validate_shape, constraint, synchronization, aggregation):
@@ -164,7 +192,7 @@ class Tf1VariableStore:
 
 
 @contextlib.contextmanager
-def fresh_graph(global_step):
+def fresh_graph(global_step, made=None):
     """While entered, the default graph's TF1 state is a fresh graph's: empty
     collections and scope counts, a Tf1VariableStore (yielded), and
     `global_step` in the GLOBAL_STEP collection (so tf.compat.v1.train's
@@ -178,7 +206,7 @@ def fresh_graph(global_step):
     saved = {key: list(graph.get_collection(key)) for key in FRESH_COLLECTIONS}
     for key in FRESH_COLLECTIONS:
         graph.clear_collection(key)
-    store = Tf1VariableStore()
+    store = Tf1VariableStore(made)
     graph.add_to_collection(tf1_scopes._VARSTORE_KEY, store)
     if global_step is not None:
         graph.add_to_collection(GraphKeys.GLOBAL_STEP, global_step)

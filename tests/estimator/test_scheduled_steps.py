@@ -3,6 +3,9 @@
 import json
 import signal
 
+import pytest
+import tensorflow as tf
+
 from tests.ps_cluster import finished, job, logged_losses, run, saved_steps, wait_for_checkpoint
 
 
@@ -44,7 +47,7 @@ def test_a_worker_killed_mid_run_leaves_the_job_to_end_at_its_step(tmp_path, pro
     assert "failed with" in outputs[("chief", 0)][1]  # the coordinator's word on the lost worker
 
 
-def test_a_premade_wide_and_deep_classifier_trains_on_the_ps_tasks_with_each_slot_beside_its_variable(
+def test_a_premade_wide_and_deep_classifier_trains_on_the_ps_tasks_its_partitioned_weights_split_over_them(
         tmp_path, processes):
     started = job(tmp_path, processes, "--premade", "--train_steps=300")
     outputs = finished(started)
@@ -59,4 +62,16 @@ def test_a_premade_wide_and_deep_classifier_trains_on_the_ps_tasks_with_each_slo
             assert device == devices[owner], (name, device, devices[owner])
     assert any(name.endswith("/Ftrl_1") for name in devices) and any(name.endswith("/Adagrad") for name in devices)
     metrics = json.loads(out.split("EVAL ")[1].splitlines()[0])
-    assert metrics["global_step"] == 300 and metrics["accuracy"] > 0.6 and metrics["average_loss"] < 0.68
+    assert metrics["global_step"] == 300 and metrics["accuracy"] > 0.9 and metrics["average_loss"] < 0.3
+    embedding = "dnn/input_from_feature_columns/input_layer/c_embedding/embedding_weights"
+    for sharded in (embedding, "linear/linear_model/c/weights"):  # input_layer_partitioner: 2 parts, one a ps task
+        assert {devices[f"{sharded}/part_{i}"][:len("/job:ps/replica:0/task:0")] for i in (0, 1)} == {
+            "/job:ps/replica:0/task:0", "/job:ps/replica:0/task:1"}, devices
+    saved = dict(tf.train.list_variables(str(tmp_path / "model")))  # whole, as TF1's checkpoints held them
+    assert saved[embedding] == [50, 4] and saved[embedding + "/Adagrad"] == [50, 4]
+    assert saved["linear/linear_model/c/weights"] == [50, 1] and not [name for name in saved if "/part_" in name]
+    one_host = run(tmp_path, None, "--premade", "--evaluate_only")  # the job's checkpoints, read on one host
+    processes.append(one_host)
+    out, err = one_host.communicate(timeout=100)
+    assert one_host.returncode == 0, err[-3000:]
+    assert json.loads(out.split("EVAL ")[1].splitlines()[0]) == pytest.approx(metrics, rel=1e-5)
