@@ -12,6 +12,8 @@ loss is not finite, so the step a NaN hook names is the one that diverged,
 and (across hosts) after the step that carried a host's stop signal.
 """
 
+import contextlib
+import traceback
 import weakref
 from typing import Callable, Dict, Hashable, NamedTuple
 
@@ -19,6 +21,19 @@ import tensorflow as tf
 
 from common.engine import inputs
 from common.hooks.signals import STOP_VALUE
+
+
+@contextlib.contextmanager
+def releasing_failed_frames():
+    """On an error, clears the locals of the finished frames the error passed through before it goes on: an
+    input iterator they held (its prefetch threads running a tf.py_function) is freed now, not at interpreter
+    exit, where TensorFlow's teardown of it waits for a thread that waits for the interpreter: a program whose
+    train() or evaluate() raised, uncaught, never ended. The traceback still names every line."""
+    try:
+        yield
+    except BaseException as error:
+        traceback.clear_frames(error.__traceback__)
+        raise
 
 
 class LoopResult(NamedTuple):

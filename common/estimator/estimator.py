@@ -197,11 +197,8 @@ class Estimator:
 
     # ------------------------------------------------------------------ eval
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
-        """Evaluates on `steps` batches (default: all of input_fn's data).
-
-        Returns {metric: value, "loss": mean loss per example, "global_step": N}
-        and writes them to model_dir/eval (or eval_<name>) for TensorBoard.
-        """
+        """Evaluates on `steps` batches (default: all of input_fn's data). Returns {metric: value, "loss": mean
+        loss per example, "global_step": N} and writes them to model_dir/eval (or eval_<name>) for TensorBoard."""
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         parts = self._parts
@@ -213,10 +210,13 @@ class Estimator:
         info.reset_metrics()
         run_batches = startup.timing_first_call(lambda count: parts.run_in_scope(loop, iterator, count), clock,
                                                 lambda: parts.run_in_scope(loop.trace, iterator), ("batch", "batches"))
-        with signals.saying_what_stops(f"evaluate() of {restored or 'the initial model'}"):
-            totals = eval_loop.run(run_batches,
-                                   user_hooks(hooks, info), RunContext(self.model_dir, ("loss",)),
-                                   steps, parts.config.steps_per_loop)
+        with signals.saying_what_stops(f"evaluate() of {restored or 'the initial model'}"), \
+                loops.releasing_failed_frames():
+            try:
+                totals = eval_loop.run(run_batches, user_hooks(hooks, info), RunContext(self.model_dir, ("loss",)),
+                                       steps, parts.config.steps_per_loop)
+            finally:
+                iterator = None  # (this frame keeps no hold on the input either)
         results = eval_loop.results(totals, info.metric_results)
         results["global_step"] = parts.model.global_step.numpy()  # an int64 numpy scalar, as tf.estimator's
         eval_loop.write_results(self.model_dir, name, results, restored)

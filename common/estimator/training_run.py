@@ -159,7 +159,7 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
                          info.graph_tensors, model.global_step, info.summary_tensors,
                          summary_scope=step_module.tower_scope(0))
     try:
-        with signals.StopRequests() as stop_requests:
+        with loops.releasing_failed_frames(), signals.StopRequests() as stop_requests:
             default_saver = [] if savers else [CheckpointSaverHook(
                 save_steps=config.save_checkpoints_steps, save_secs=config.save_checkpoints_secs)]
             all_hooks = (default_hooks(config, steps, max_steps, inputs.global_batch_size(dataset))
@@ -177,6 +177,7 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
         raise
     finally:
         writer.close()
+        iterator = input_state = runner = None  # (nothing this frame keeps holds the input: see loops)
     if scheduling:
         parts.cluster.finish(model_dir, f"training ended at global step {int(model.global_step.numpy())}")
     logging.info("Loss for final step: %s.", final_loss)

@@ -28,16 +28,20 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 STOP_VALUE = "cluster_stop_signal"  # the step value that says a host of the cluster received a stop signal
 
 
-class TrainingInterrupted(Exception):
-    """Training stopped on a signal after saving a checkpoint at `step` (`message` says it otherwise)."""
+class TrainingInterrupted(SystemExit):
+    """Training stopped on a signal after saving a checkpoint at `step` (`message` says it otherwise), the
+    message logged. A SystemExit of status 128 + signal: uncaught, the program ends as a stop signal ends it
+    (status 143 for SIGTERM), with that one line and no traceback, and no `except Exception` swallows it."""
 
     def __init__(self, signum, step, checkpoint, message=None):
         name = signal.Signals(signum).name
-        super().__init__(message or f"Stopped by {name} at global step {step}; saved {checkpoint}. "
-                         "Run the same command again to resume.")
+        message = message or (f"Stopped by {name} at global step {step}; saved {checkpoint}. Run the same "
+                              "command again to resume.")
+        super().__init__(message)
+        logging.warning("%s", message)
         self.signum = signum
         self.step = step
-        self.exit_status = 128 + signum
+        self.exit_status = self.code = 128 + signum
 
 
 @dataclasses.dataclass

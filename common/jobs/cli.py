@@ -254,7 +254,7 @@ def reporting_errors(main, *data_errors):
         try:
             with signals.raising_stop_signals():
                 return main(argv)
-        except (signals.TrainingInterrupted, signals.StopSignal) as stop:
+        except signals.StopSignal as stop:  # (training's TrainingInterrupted is a SystemExit of 128 + signal)
             logging.warning("%s", stop)
             sys.exit(stop.exit_status)
         except app.UsageError as error:  # absl would print the whole flag help above it

@@ -72,3 +72,49 @@ def test_sigterm_in_a_plain_evaluate_ends_the_process_as_before_with_a_line_sayi
             "written.") in done.stderr
     assert not (tmp_path / "model" / "eval").exists()
     assert checkpoint_steps(tmp_path / "model") == [0, 1]
+
+
+PY_FUNCTION_INPUT = """
+import os, signal, sys, time
+import tensorflow as tf
+import common
+from common import hooks
+from tests import models
+
+class Stop(hooks.Hook):
+    def after_step(self, step, values, context):
+        if step == 5:
+            if sys.argv[2] == "sigterm":
+                os.kill(os.getpid(), signal.SIGTERM)
+            else:
+                raise RuntimeError("a hook failed at step 5")
+
+def slow(value):
+    time.sleep(0.02)
+    return value
+
+def input_fn():  # a tf.py_function in the input, its prefetch thread busy when train() stops
+    features, labels = models.blobs(64)
+    dataset = tf.data.Dataset.from_tensor_slices((features, labels)).repeat().batch(8)
+    return dataset.map(lambda x, y: (tf.py_function(slow, [x], tf.float32), y)).map(
+        lambda x, y: (tf.ensure_shape(x, [None, 4]), y))
+
+est = common.Estimator(models.classifier_fn, sys.argv[1], params={"hidden": 4})
+est.train(input_fn, steps=100000, hooks=[Stop()])
+print("not reached")
+"""
+
+
+@pytest.mark.parametrize("how, status", [("sigterm", 143), ("hook_error", 1)])
+def test_a_program_whose_train_stops_uncaught_with_a_py_function_input_ends(tmp_path, how, status):
+    """TensorFlow's teardown of an input iterator running a py_function hung the interpreter's exit while the
+    error's frames held it; those frames let go of it now. SIGTERM: one line, status 143, no traceback."""
+    done = subprocess.run([sys.executable, "-c", PY_FUNCTION_INPUT, str(tmp_path / "model"), how], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == status and "not reached" not in done.stdout, done.stderr[-3000:]
+    if how == "sigterm":
+        assert "Traceback" not in done.stderr
+        assert "Stopped by SIGTERM at global step 5; saved" in done.stderr
+        assert checkpoint_steps(tmp_path / "model")[-1] == 5
+    else:
+        assert "RuntimeError: a hook failed at step 5" in done.stderr
