@@ -158,20 +158,23 @@ def seen_by_model_fn(features):
                 _STRING_FEATURES_SEEN.append((key, weakref.ref(tensor)))
 
 
-def _used_string_features():
-    """key -> whether model_fn's graph consumes it, for the string features of the traces still alive."""
-    used = {}
+def _string_feature_uses():
+    """key -> how model_fn's graph uses the string feature, for those of the traces still alive: 2 cast to a
+    number (the usual failure), 1 read otherwise (a lookup, a hash), 0 not at all."""
+    uses = {}
     for key, reference in _STRING_FEATURES_SEEN:
         tensor = reference()
         if tensor is not None:
-            used[key] = used.get(key, False) or bool(tensor.consumers())
-    return used
+            consumers = tensor.consumers()
+            use = 2 if any(op.type == "Cast" for op in consumers) else 1 if consumers else 0
+            uses[key] = max(uses.get(key, 0), use)
+    return uses
 
 
-def string_input_note(error, element_spec, used=None):
+def string_input_note(error, element_spec, uses=None):
     """What to tell the owner when a step failed on strings that input_fn gave (labels first, then feature
-    keys: not those `used` (key -> whether model_fn used it) says model_fn never read), or None: "Cast string
-    to int64 is not supported [[node tower_0/Cast]]" does not say they were the labels."""
+    keys: those `uses` (_string_feature_uses) says model_fn used most like numbers, else all), or None: "Cast
+    string to int64 is not supported [[node tower_0/Cast]]" does not say they were the labels."""
     text = str(getattr(error, "message", None) or error)
     if "string" not in text.lower():
         return None
@@ -187,7 +190,8 @@ def string_input_note(error, element_spec, used=None):
                 f"{first_line}. Map them to integer class ids in input_fn (a tf.lookup.StaticHashTable), or give "
                 "a premade estimator label_vocabulary=[...]")
     strings = sorted(key for key, spec in (features.items() if isinstance(features, dict) else []) if _is_string(spec))
-    keys = [key for key in strings if (used or {}).get(key, True)] or strings  # (all, where none looks read)
+    uses = {key: (uses or {}).get(key, 0) for key in strings}
+    keys = [key for key in strings if uses[key] == max(uses.values(), default=0)]
     if keys or _is_string(features):
         named = f"the feature(s) {', '.join(repr(k) for k in keys)}" if keys else "the features"
         return (f"{named} input_fn gives are strings (dtype string), and model_fn "
@@ -220,7 +224,7 @@ def naming_bad_inputs(element_spec):
         if isinstance(error, tf.errors.InvalidArgumentError) and INPUT_CHECK in text:  # "[message] [values]"
             checked = text.split(INPUT_CHECK, 1)[1].splitlines()[0].replace("] [", " ", 1).rstrip("]")
             raise ValueError(INPUT_CHECK + checked) from error
-        note = string_input_note(error, element_spec, _used_string_features())
+        note = string_input_note(error, element_spec, _string_feature_uses())
         if note is None:
             raise
         raise TypeError(note) from error

@@ -12,6 +12,8 @@ import collections
 import functools
 import inspect
 
+import numpy as np
+
 from common.estimator.estimator import Estimator
 from common.spec.model_fn import EstimatorSpec, ModeKeys, call_with_wanted_args
 
@@ -81,10 +83,13 @@ _FLAGS = {ModeKeys.TRAIN: "train_batch_size", ModeKeys.EVAL: "eval_batch_size", 
 
 
 def _checked_batch_sizes(sizes, num_towers):
-    """{mode: size}, each None or a positive int; the training one divisible over the towers (a TPU's shards)."""
+    """{mode: size}, each None or a positive int (a numpy one too, as an int); the training one divisible over the
+    towers (a TPU's shards)."""
     for mode, size in sizes.items():
-        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+        if size is not None and (isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer))
+                                 or size < 1):
             raise ValueError(f"TPUEstimator({_FLAGS[mode]}={size!r}): a batch size must be a positive integer")
+    sizes = {mode: None if size is None else int(size) for mode, size in sizes.items()}
     train = sizes[ModeKeys.TRAIN]
     if train is not None and train % num_towers:
         raise ValueError(f"TPUEstimator(train_batch_size={train}) cannot be split evenly over the {num_towers} "

@@ -92,7 +92,8 @@ def _casting_fn(features, labels, mode):
     """A model_fn that casts labels and a feature as numbers (as many do), whatever input_fn gave."""
     net = common.get_module("net", lambda: tf.keras.layers.Dense(3, name="logits"))
     x = features["x"] * tf.cast(features["scale"], tf.float32)[:, None]
-    logits = net(x)
+    words = tf.cast(tf.strings.length(features["comment"]), tf.float32)[:, None] * 0.0  # (a string read as one)
+    logits = net(x + words)
     ids = tf.cast(labels, tf.int64)
     loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ids, logits=logits))
     return common.EstimatorSpec(mode, loss=loss, optimizer=common.get_optimizer(
@@ -103,7 +104,7 @@ def _strings_input(string_labels, string_scale):
     x = np.ones((8, 2), np.float32)
     labels = np.array(["0", "1"] * 4) if string_labels else np.array([0, 1] * 4)
     scale = np.array(["1"] * 8) if string_scale else np.ones(8, np.float32)
-    comment = np.array(["an innocent string feature model_fn never reads"] * 8)
+    comment = np.array(["an innocent string feature model_fn reads as a string"] * 8)
     return lambda: tf.data.Dataset.from_tensor_slices(({"x": x, "scale": scale, "comment": comment}, labels)).batch(4)
 
 
@@ -111,7 +112,7 @@ def _strings_input(string_labels, string_scale):
     (True, False, "the labels input_fn gives are strings (dtype string), and model_fn uses them as numbers: "
                   "Cast string to int64 is not supported"),
     (False, True, "the feature(s) 'scale' input_fn gives are strings (dtype string), and model_fn uses them as "
-                  "numbers: Cast string to float is not supported")])  # (not 'comment', which it never reads)
+                  "numbers: Cast string to float is not supported")])  # (not 'comment', read as a string)
 def test_strings_a_model_fn_uses_as_numbers_are_named_as_labels_or_feature_keys(
         tmp_path, string_labels, string_scale, named):
     est = common.Estimator(_casting_fn, str(tmp_path))

@@ -96,3 +96,7 @@ def test_batch_sizes_and_an_input_fn_without_params_are_named_as_tf_estimator_na
     assert not os.listdir(tmp_path)  # nothing written by any of them
     est.train(input_fn, steps=1)
     assert est.get_variable_value("global_step") == 1
+    numpy_sized = tpu.TPUEstimator(model_fn, str(tmp_path), params=params, use_tpu=False,
+                                   train_batch_size=np.int64(8))  # (read from a numpy config, as TF 2.15 took it)
+    numpy_sized.train(input_fn, steps=1)
+    assert numpy_sized.get_variable_value("global_step") == 2
