@@ -1,6 +1,6 @@
 """Properties of the upgrade on real and generated programs: the output is Python, it differs from the input
-only on the rows the report names (every other row byte for byte, imports added), and a second run changes
-nothing. Real: the programs of tests/programs and, where the checkout has it beside it, the conformance corpus
+only on the rows the report names (every other row byte for byte, imports and queue-input marks added), and a
+second run changes nothing. Real: the programs of tests/programs and, where the checkout has it beside it, the conformance corpus
 (../shared/conformance: TensorFlow's docs, TFP, BERT, the Cloud ML census sample)."""
 
 import ast
@@ -12,7 +12,7 @@ import tokenize
 
 import pytest
 
-from common.upgrade import positions, rules
+from common.upgrade import idioms, positions, rules
 from tests import ROOT
 
 CORPUS = os.path.join(os.path.dirname(ROOT), "shared", "conformance", "programs")
@@ -57,8 +57,8 @@ def _assert_properties(source):
     ast.parse(new)
     changed = {row for change in changes for row in change.rows}
     in_lines, out_lines = positions.source_lines(text), positions.source_lines(new)
-    added = {i for i, line in enumerate(out_lines) if line.rstrip().startswith("import common")
-             and line not in in_lines}
+    added = {i for i, line in enumerate(out_lines) if (line.rstrip().startswith("import common")
+             or line.strip() == "@" + idioms.GRAPH_INPUT_MARK) and line not in in_lines}  # (imports, marks)
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, in_lines, out_lines, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
