@@ -4,8 +4,9 @@ TPUEstimator set params["batch_size"] for input_fn and model_fn to the
 batch size of the mode (train_batch_size, eval_batch_size,
 predict_batch_size); model_fn returned a TPUEstimatorSpec whose metrics are a
 (metric_fn, tensors) pair, whose scaffold is made by scaffold_fn and whose
-summaries come from host_call. `as_estimator_spec` is what TPUEstimator made
-of it on a CPU, and what the project's Estimator runs.
+summaries come from host_call (run on the host after the steps, in training:
+common.tpu.host_call). `as_estimator_spec` is what TPUEstimator made of it on
+a CPU, and what the project's Estimator runs.
 """
 
 import collections
@@ -16,6 +17,7 @@ import numpy as np
 
 from common.estimator.estimator import Estimator
 from common.spec.model_fn import EstimatorSpec, ModeKeys, call_with_wanted_args
+from common.tpu import host_call
 
 _TPU_SPEC_FIELDS = ("mode", "predictions", "loss", "train_op", "eval_metrics", "export_outputs", "scaffold_fn",
                     "host_call", "training_hooks", "evaluation_hooks", "prediction_hooks")
@@ -38,15 +40,17 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _TPU_SPEC_FIEL
         return super().__new__(cls, mode, predictions, loss, train_op, eval_metrics, export_outputs, scaffold_fn,
                                host_call, training_hooks, evaluation_hooks, prediction_hooks)
 
-    def as_estimator_spec(self):
-        """The EstimatorSpec this stands for: metric_fn called on its tensors, scaffold_fn and host_call run."""
-        if self.host_call is not None:
-            _call(self.host_call)
+    def as_estimator_spec(self, host_call_every_n_steps=1):
+        """The EstimatorSpec this stands for: metric_fn called on its tensors, scaffold_fn run, and in training
+        host_call run by a hook on the host (common.tpu.host_call), as TPUEstimator ran it."""
+        training_hooks = list(self.training_hooks or ())
+        if self.host_call is not None and self.mode == ModeKeys.TRAIN:
+            training_hooks.append(host_call.host_call_hook(self.host_call, host_call_every_n_steps))
         return EstimatorSpec(
             self.mode, predictions=self.predictions, loss=self.loss, train_op=self.train_op,
             eval_metric_ops=_call(self.eval_metrics) if self.eval_metrics is not None else None,
             export_outputs=self.export_outputs, scaffold=self.scaffold_fn() if self.scaffold_fn else None,
-            training_hooks=self.training_hooks, evaluation_hooks=self.evaluation_hooks,
+            training_hooks=training_hooks, evaluation_hooks=self.evaluation_hooks,
             prediction_hooks=self.prediction_hooks)
 
 
@@ -119,7 +123,8 @@ class TPUEstimator(Estimator):
             params = _Params(params, _FLAGS[mode]) if size is None else dict(params, batch_size=size)
             spec = call_with_wanted_args(model_fn, {"features": features},
                                          {"labels": labels, "mode": mode, "params": params, "config": config})
-            return spec.as_estimator_spec() if isinstance(spec, TPUEstimatorSpec) else spec
+            every_n = getattr(getattr(config, "tpu_config", None), "experimental_host_call_every_n_steps", 1)
+            return spec.as_estimator_spec(every_n) if isinstance(spec, TPUEstimatorSpec) else spec
 
         super().__init__(tpu_model_fn, model_dir=model_dir, config=config, params=params,
                          warm_start_from=warm_start_from)
