@@ -66,11 +66,15 @@ class ModelState:
             self.carried = {name: tf.Variable(value, trainable=False) for name, value in carried.items()}
 
         load = self._object_restore() or load_by_name
-        if checkpoint_path:
-            load(checkpoint_path)
-            path = checkpoint_path
-        else:
-            path = self.store.restore_newest(load)
+        try:
+            if checkpoint_path:
+                load(checkpoint_path)
+                path = checkpoint_path
+            else:
+                path = self.store.restore_newest(load)
+        except checkpoints.CheckpointMismatchError as error:  # (a vocabulary file that grew says why)
+            raise checkpoints.CheckpointMismatchError(
+                str(error) + vocabularies.grown(self.store.model_dir, self.model.vocabulary_files)) from error
         if path:
             vocabularies.check(os.path.dirname(path), self.model.vocabulary_files, f"{mode} from {path}")
             if not training:

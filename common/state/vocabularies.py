@@ -8,7 +8,9 @@ model dir records, when a run first saves, each vocabulary file's size,
 line count and SHA-256 (vocabularies.json); a later run that restores from
 the model dir with a file whose content changed is refused, naming the file
 and what changed. Lines appended at the end keep every trained id: that is
-allowed, with a warning (the new words start untrained). The files are
+allowed, with a warning (a column of a fixed vocabulary_size reads the new
+words as out of vocabulary; one sized by the file grows, and its checkpoint's
+weights no longer fit: that refusal names the file). The files are
 found as TensorFlow opens them: every tf.lookup.TextFileInitializer made
 while collecting() runs (the probes of model_fn) names its file here.
 """
@@ -99,9 +101,10 @@ def check(model_dir, files, what):
         before, now = recorded.get(path), current(path)
         if before is None or now == before:
             continue
-        if now["lines"] > before["lines"] and fingerprint(path, before["lines"]) == before:
+        if _appended(path, before, now):
             logging.warning("Vocabulary file %s has %d lines appended since %s was trained: every trained id is "
-                            "kept, the new words start untrained.", path, now["lines"] - before["lines"], model_dir)
+                            "kept; a column of a fixed vocabulary_size reads the new words as out of vocabulary.",
+                            path, now["lines"] - before["lines"], model_dir)
             continue
         raise ValueError(
             f"{what}: the vocabulary file {path} changed since the model in {model_dir} was trained with it "
@@ -109,6 +112,21 @@ def check(model_dir, files, what):
             f"{now['lines']} lines, {now['size']} bytes, sha256 {now['sha256'][:12]}... now): its words would "
             "take other words' weights. Restore the file it was trained with (lines may only be appended), or "
             "train a new model dir")
+
+
+def _appended(path, before, now):
+    return now["lines"] > before["lines"] and fingerprint(path, before["lines"]) == before
+
+
+def grown(model_dir, files):
+    """What to add to a refusal of model_dir's checkpoint when a file in `files` had lines appended since the
+    model was trained ("" if none had): a column sized by the file grew, so its weights no longer fit."""
+    recorded = _recorded(model_dir)
+    found = [(path, recorded[path]["lines"], current(path)["lines"]) for path in sorted(files)
+             if path in recorded and _appended(path, recorded[path], current(path))]
+    return "".join(f" The vocabulary file {path} has {now - then} lines appended since the model was trained "
+                   f"({then} then, {now} now): a feature column sized by the file grew with it; give it "
+                   f"vocabulary_size={then} to go on training this model." for path, then, now in found)
 
 
 def record(model_dir, files, fresh=False):

@@ -73,7 +73,13 @@ def test_lines_appended_keep_every_trained_id_and_are_allowed_with_a_warning(tmp
     with caplog.at_level(py_logging.WARNING, logger="absl"):
         resumed.train(_input_fn, steps=2)
     assert f"Vocabulary file {vocabulary} has 1 lines appended" in caplog.text
+    assert "a column of a fixed vocabulary_size reads the new words as out of vocabulary" in caplog.text
     assert resumed.get_variable_value("global_step") == 4
+    sized_by_the_file, _ = _estimator(tmp_path, vocabulary)  # its weights grew to 4 rows: the refusal says why
+    with pytest.raises(common.CheckpointMismatchError, match=(
+            f"shapes differ: .*The vocabulary file {vocabulary} has 1 lines appended since the model was trained "
+            r"\(3 then, 4 now\): a feature column sized by the file grew with it; give it vocabulary_size=3")):
+        sized_by_the_file.train(_input_fn, steps=2)
 
 
 def test_a_lookup_table_model_fn_builds_from_a_file_is_fingerprinted_too(tmp_path):
