@@ -36,7 +36,8 @@ def _holder(path):
     try:
         with open(path, encoding="utf-8") as lock_file:
             info = json.loads(lock_file.read() or "{}")
-        return f"pid {info['pid']} on {info['host']}, training since {info['started']}"
+        return (f"pid {info['pid']} on {info['host']}, which has trained in it since {info['started']} (a process "
+                "keeps the model dir it trained in until it exits, a notebook's kernel too)")
     except (OSError, ValueError, KeyError):
         return "another process"
 
@@ -71,8 +72,8 @@ def hold(model_dir):
     """Takes the writer lock of model_dir for this process, or raises ModelDirLockedError."""
     if "://" in model_dir:
         return
-    _take(model_dir, LOCK_FILE, "model_dir {folder} is in use: {holder} holds {path}. Wait for that run to end, "
-          "or give this one another model_dir; evaluating or exporting from it needs no lock.")
+    _take(model_dir, LOCK_FILE, "model_dir {folder} is in use: {holder}, holds {path}. Wait for that process to "
+          "end, or give this one another model_dir; evaluating or exporting from it needs no lock.")
     logging.info("Holding %s: no other run can train in %s while this one does.",
                  os.path.join(model_dir, LOCK_FILE), model_dir)
 

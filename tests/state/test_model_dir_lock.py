@@ -22,7 +22,8 @@ def test_a_second_writer_is_refused_at_once_naming_the_holder(tmp_path):
         code, out, err = run_job(model_dir, "--train_steps=5", "--hidden=8")
         assert code == 1 and "Traceback" not in err
         assert f"ERROR: model_dir {model_dir} is in use: pid {first.pid} on {socket.gethostname()}, " in err
-        assert "training since 20" in err and "writer.lock" in err
+        assert "which has trained in it since 20" in err and "until it exits, a notebook's kernel too" in err
+        assert "writer.lock" in err
         assert time.time() - started < 60  # refused, not waiting for the first run
         assert first.poll() is None  # the first run trains on
     finally:
