@@ -8,6 +8,7 @@ import time
 TASK_TYPES = ("chief", "worker")
 PS = "ps"
 EVALUATOR = "evaluator"
+MASTER = "master"  # read as the chief
 
 
 class ClusterConfigError(ValueError):
@@ -33,6 +34,11 @@ def checked_tf_config(raw):
     cluster, task = config.get("cluster", {}), config.get("task", {})
     if not isinstance(cluster, dict) or not isinstance(task, dict):
         raise ClusterConfigError(f"TF_CONFIG's cluster and task must be objects, got {raw!r}")
+    if MASTER in cluster:  # TF1's name of the chief (contrib.learn's and the official examples' TF_CONFIG)
+        if "chief" in cluster:
+            raise ClusterConfigError("TF_CONFIG has both master and chief tasks: master is TF1's name of the chief")
+        cluster = {"chief" if job == MASTER else job: addresses for job, addresses in cluster.items()}
+        task = dict(task, type="chief") if task.get("type") == MASTER else task
     unknown = sorted(set(cluster) - set(TASK_TYPES + (PS,)))
     if unknown:
         raise ClusterConfigError(

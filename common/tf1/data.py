@@ -45,6 +45,8 @@ class Iterator:
         element = _MAPPED_ELEMENT.get()
         if element is not _NOT_MAPPING:
             return element
+        if tf.inside_function():  # dataset_of's first look inside a tf.function (a parameter-server worker's
+            return tf.nest.map_structure(_empty, self._dataset.element_spec)  # dataset): the structure is read
         if not tf.executing_eagerly():  # input_fn built in a TF1 graph (common.tf1.graph_input): TF1's iterator
             if self._graph_iterator is None:
                 self._graph_iterator = tf.compat.v1.data.make_one_shot_iterator(self._dataset)

@@ -32,6 +32,13 @@ class ModeKeys:
     INFER = "infer"
 
 
+# contrib's RunConfig properties a user may change without changing what runs: what its uid() left out (the
+# official CIFAR-10 example's RunConfig subclass reads it)
+DEFAULT_UID_WHITE_LIST = ["tf_random_seed", "save_summary_steps", "save_checkpoints_steps", "save_checkpoints_secs",
+                          "session_config", "keep_checkpoint_max", "keep_checkpoint_every_n_hours",
+                          "log_step_count_steps"]
+
+
 class RunConfig(_RunConfig):
     """contrib.learn's RunConfig: this project's, built from contrib's arguments (a class, as programs
     subclassed it). The checkpoint, summary and seed settings carry over; the session's devices and
@@ -97,6 +104,11 @@ class Experiment:
         del delay_secs  # a worker's start delay: one host trains at once
         return self.estimator.train(self.train_input_fn, max_steps=self.train_steps, hooks=self.train_hooks)
 
+    def run_std_server(self):
+        """A parameter-server job's ps task: it serves the chief's variables until the job ends (Estimator.train on
+        a ps task serves)."""
+        return self.estimator.train(self.train_input_fn, max_steps=self.train_steps)
+
     def evaluate(self, delay_secs=None, name=None):
         del delay_secs
         return self.estimator.evaluate(self.eval_input_fn, steps=self.eval_steps, hooks=self.eval_hooks, name=name)
@@ -137,12 +149,13 @@ def InputFnOps(features, labels, default_inputs):  # noqa: N802 -- contrib.learn
 
 
 def _default_schedule(run_config):
+    """contrib's schedule of the task: an evaluator's continuous evaluation, a parameter-server job's ps task's
+    server and worker's training (each serving the chief here), else train_and_evaluate."""
     task_type = getattr(run_config, "task_type", None)
     if task_type == "evaluator":
         return "continuous_eval"
-    if task_type == "ps" or (run_config is not None and run_config.num_ps_replicas):
-        raise NotImplementedError("learn_runner.run: parameter-server training (a 'ps' task in TF_CONFIG) is "
-                                  "not supported; give TF_CONFIG chief/worker tasks for synchronous training")
+    if run_config is not None and run_config.num_ps_replicas and task_type in ("ps", "worker"):
+        return "run_std_server" if task_type == "ps" else "train"
     return "train_and_evaluate"
 
 
@@ -163,7 +176,7 @@ def run(experiment_fn, output_dir=None, schedule=None, run_config=None, hparams=
     method = getattr(experiment, schedule, None)
     if method is None or schedule.startswith("_") or not inspect.ismethod(method):
         raise ValueError(f"learn_runner.run: schedule {schedule!r} is not one of the Experiment's: train, evaluate, "
-                         "train_and_evaluate, continuous_eval, test")
+                         "train_and_evaluate, continuous_eval, run_std_server, test")
     logging.info("Running the experiment's %s schedule", schedule)
     return method()
 

@@ -152,6 +152,9 @@ def _renames():
     for name in ("KeyValueTensorInitializer", "TextFileInitializer", "TextFileIndex"):
         renames["tf.contrib.lookup." + name] = "tf.lookup." + name
     renames["tf.contrib.lookup.HashTable"] = "tf.lookup.StaticHashTable"
+    for module in ("tf.contrib.learn.python.learn.run_config.", "tf.contrib.learn.python.learn.estimators.run_config."):
+        renames[module + "RunConfig"] = "common.training.learn.RunConfig"
+        renames[module + "_DEFAULT_UID_WHITE_LIST"] = "common.training.learn.DEFAULT_UID_WHITE_LIST"
     for module in ("tf.contrib.learn.learn_runner.", "tf.contrib.learn.python.learn.learn_runner."):
         renames[module + "run"] = "common.training.learn.run"
     for module in ("tf.contrib.learn.datasets.base.", "tf.contrib.learn.python.learn.datasets.base."):

@@ -106,6 +106,19 @@ def test_outside_an_estimator_the_iterator_iterates():
     assert [int(iterator.get_next()) for _ in range(3)] == [0, 1, 2]
 
 
+def test_a_tf1_input_fn_over_a_shuffled_dataset_is_read_inside_a_tf_function():
+    """A parameter-server worker builds its dataset inside a tf.function (create_per_worker_dataset): the
+    input_fn's first call there gives the element's structure, not a TF1 one-shot iterator, which cannot
+    capture the shuffle's seed generator (the official CIFAR-10 example's input_fn failed so)."""
+    def input_fn():
+        dataset = tf.data.Dataset.range(6).shuffle(6, seed=1).batch(3)
+        return {"x": tf1_data.make_one_shot_iterator(dataset).get_next() * 10}, tf.constant(0)
+
+    built = tf.function(lambda: tf1_data.dataset_of(input_fn), autograph=False)()
+    batches = [features["x"].tolist() for features, _ in built.as_numpy_iterator()]
+    assert sorted(sum(batches, [])) == [0, 10, 20, 30, 40, 50] and [len(b) for b in batches] == [3, 3]
+
+
 def _per_tower_input_fn(stack):
     """The official CIFAR-10 example's input_fn: a batch unstacked and dealt over two towers, each tower's
     examples stacked again, returned as per-tower lists of feature and label tensors."""

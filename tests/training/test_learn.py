@@ -1,6 +1,7 @@
 """tf.contrib.learn's Experiment, learn_runner.run, RunConfig and maybe_download on this project's Estimator."""
 
 import os
+import types
 
 import numpy as np
 import pytest
@@ -60,17 +61,37 @@ def test_learn_runner_runs_the_experiments_train_and_evaluate_as_the_official_ex
         learn.run(experiment_fn, run_config=config, hparams=HParams(rate=0.5), schedule="fly")
 
 
-def test_what_contrib_learn_did_that_has_no_counterpart_is_refused_by_name(tmp_path, monkeypatch):
+def test_what_contrib_learn_did_that_has_no_counterpart_is_refused_by_name(tmp_path):
     estimator = common.Estimator(model_fn, str(tmp_path), params=HParams(rate=0.1))
     with pytest.raises(ValueError, match="eval_metrics must be None with a tf.estimator Estimator"):
         learn.Experiment(estimator, train_input, eval_input, eval_metrics={"a": None})
     with pytest.raises(NotImplementedError, match="checkpoint_and_export and saving_listeners are not supported"):
         learn.Experiment(estimator, train_input, eval_input, checkpoint_and_export=True)
-    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"chief": ["h:1"], "ps": ["h:2"]}, "task": {"type": "ps", '
-                                    '"index": 0}}')
-    with pytest.raises(NotImplementedError, match="parameter-server training"):
-        learn.run(lambda config, hparams: learn.Experiment(estimator, train_input, eval_input),
-                  run_config=learn.RunConfig(model_dir=str(tmp_path)))
+
+
+class _Schedules(learn.Experiment):
+    """An Experiment that says which schedule learn_runner ran."""
+
+    def train(self, delay_secs=None):
+        return "train"
+
+    def run_std_server(self):
+        return "run_std_server"
+
+    def train_and_evaluate(self):
+        return "train_and_evaluate"
+
+
+@pytest.mark.parametrize("task, schedule", [("ps", "run_std_server"), ("worker", "train"),
+                                            ("chief", "train_and_evaluate"), ("master", "train_and_evaluate")])
+def test_learn_runner_gives_each_task_of_a_parameter_server_job_contribs_schedule(tmp_path, task, schedule):
+    """The official CIFAR-10 example's multi-host default (asynchronous, ps tasks, "master" in its README): the
+    ps tasks serve, the workers train (serving the chief here), the chief trains and evaluates. (The config
+    stands for a RunConfig of such a TF_CONFIG; a real one's chief would wait for its tasks.)"""
+    estimator = common.Estimator(model_fn, str(tmp_path), params=HParams(rate=0.1))
+    config = types.SimpleNamespace(task_type=task, num_ps_replicas=1)
+    assert learn.run(lambda config, hparams: _Schedules(estimator, train_input, eval_input),
+                     run_config=config) == schedule
 
 
 def test_contribs_run_config_keeps_its_settings_and_defaults():

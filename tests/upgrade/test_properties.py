@@ -1,7 +1,7 @@
 """Properties of the upgrade on real and generated programs: the output is Python, it differs from the input
 only on the rows the report names (every other row byte for byte, imports and queue-input marks added), and a
-second run changes nothing. Real: the programs of tests/programs and, where the checkout has it beside it, the conformance corpus
-(../shared/conformance: TensorFlow's docs, TFP, BERT, the Cloud ML census sample)."""
+second run changes nothing. Real: the programs of tests/programs and, where the checkout has it beside it, the
+conformance corpus (../shared/conformance: TensorFlow's docs, TFP, BERT, the Cloud ML census sample)."""
 
 import ast
 import difflib

@@ -685,3 +685,21 @@ def test_a_function_that_builds_queue_runner_input_is_marked_and_its_factory_and
     assert len([c for c in changes if "marked a function that builds queue-runner input" in c.message]) == 2
     again, _ = upgrade(new)  # upgrading the upgraded file marks nothing twice
     assert again.count("input_fn_in_graph\n") == 2
+
+
+def test_contrib_learns_run_config_module_maps_so_its_import_goes():
+    """The official CIFAR-10 example's RunConfig subclass read run_config._DEFAULT_UID_WHITE_LIST; unmapped, the
+    import of contrib's module was kept and the program stopped there."""
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        from tensorflow.contrib.learn.python.learn import run_config
+
+
+        class RunConfig(run_config.RunConfig):
+            def uid(self, whitelist=None):
+                return whitelist or run_config._DEFAULT_UID_WHITE_LIST
+        ''')
+    assert not [c for c in changes if c.refused]
+    assert "class RunConfig(common.training.learn.RunConfig):" in new
+    assert "return whitelist or common.training.learn.DEFAULT_UID_WHITE_LIST" in new
+    assert "# from tensorflow.contrib.learn.python.learn import run_config" in new
