@@ -75,6 +75,18 @@ def test_it_logs_tf_estimators_progress_lines(caplog):
     assert messages[0].startswith("Starting evaluation at ") and messages[-1].startswith("Finished evaluation at ")
     assert messages[-2].startswith("Inference Time : ")
     caplog.clear()
-    eval_loop.run(batches_of([1.0] * 3, [[1]] * 3), [], hooks.RunContext("/x", ("loss",)), None, 2)
+    eval_loop.run(batches_of([1.0] * 3, [[1]] * 3), [hooks.Hook()], hooks.RunContext("/x", ("loss",)), None, 2)
     assert [r.getMessage() for r in caplog.records if r.getMessage().startswith("Evaluation [")] == [
-        "Evaluation [2]", "Evaluation [3]"]
+        "Evaluation [2]", "Evaluation [3]"]  # a hook hears each call of steps_per_loop batches
+
+
+def test_with_no_hook_to_hear_them_a_call_runs_many_batches():
+    calls = []
+    batches = batches_of([1.0] * 250, [[1]] * 250)
+    counting = lambda count: calls.append(count) or batches(count)  # noqa: E731
+    totals = eval_loop.run(counting, [], hooks.RunContext("/x", ("loss",)), None, 1)
+    assert totals["count"] == 250 and calls == [eval_loop.UNHOOKED_BATCHES] * 3
+    calls.clear()
+    batches = batches_of([1.0] * 250, [[1]] * 250)
+    eval_loop.run(counting, [], hooks.RunContext("/x", ("loss",)), 40, 1)  # a tenth of the steps a call
+    assert calls == [4] * 10
