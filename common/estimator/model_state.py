@@ -73,8 +73,12 @@ class ModelState:
             else:
                 path = self.store.restore_newest(load)
         except checkpoints.CheckpointMismatchError as error:  # (a vocabulary file that grew says why)
+            grown = vocabularies.grown(self.store.model_dir, self.model.vocabulary_files)
+            if not grown:
+                raise
             raise checkpoints.CheckpointMismatchError(
-                str(error) + vocabularies.grown(self.store.model_dir, self.model.vocabulary_files)) from error
+                f"checkpoint {error.path} does not fit the model: {grown} ({error.differences}; the model dir is "
+                "untouched)", error.path, error.differences) from error
         if path:
             vocabularies.check(os.path.dirname(path), self.model.vocabulary_files, f"{mode} from {path}")
             if not training:

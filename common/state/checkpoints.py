@@ -49,7 +49,12 @@ _FUNCTION_NODE = re.compile(r"\{\{function_node [^}]*\}\}\s*")
 
 
 class CheckpointMismatchError(ValueError):
-    """A checkpoint whose variables are not the model's."""
+    """A checkpoint whose variables are not the model's: `differences` says how (names, shapes)."""
+
+    def __init__(self, message, path=None, differences=None):
+        super().__init__(message)
+        self.path = path
+        self.differences = differences
 
 
 class CheckpointDamagedError(ValueError):
@@ -292,10 +297,8 @@ def check_compatible(path, variables, required, renamed=None):
         if extra:
             parts.append(f"in the checkpoint but not in the model: {describe(extra)}")
         raise CheckpointMismatchError(
-            f"checkpoint {path} was written by a different model; "
-            + "; ".join(parts)
-            + ". Use another model_dir, or remove it to start over."
-        )
+            f"checkpoint {path} was written by a different model; {'; '.join(parts)}. Use another model_dir, or "
+            "remove it to start over.", path, "; ".join(parts))
 
 
 

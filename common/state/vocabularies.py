@@ -119,14 +119,14 @@ def _appended(path, before, now):
 
 
 def grown(model_dir, files):
-    """What to add to a refusal of model_dir's checkpoint when a file in `files` had lines appended since the
-    model was trained ("" if none had): a column sized by the file grew, so its weights no longer fit."""
+    """Why model_dir's checkpoint no longer fits when a file in `files` had lines appended since the model was
+    trained ("" if none had): a feature column sized by the file grew, so its weights do not fit."""
     recorded = _recorded(model_dir)
     found = [(path, recorded[path]["lines"], current(path)["lines"]) for path in sorted(files)
              if path in recorded and _appended(path, recorded[path], current(path))]
-    return "".join(f" The vocabulary file {path} has {now - then} lines appended since the model was trained "
-                   f"({then} then, {now} now): a feature column sized by the file grew with it; give it "
-                   f"vocabulary_size={then} to go on training this model." for path, then, now in found)
+    return " ".join(f"the vocabulary file {path} has {now - then} lines appended since the model was trained "
+                    f"({then} then, {now} now): a feature column sized by the file grew with it; give it "
+                    f"vocabulary_size={then} to go on training this model." for path, then, now in found)
 
 
 def record(model_dir, files, fresh=False):

@@ -77,9 +77,11 @@ def test_lines_appended_keep_every_trained_id_and_are_allowed_with_a_warning(tmp
     assert resumed.get_variable_value("global_step") == 4
     sized_by_the_file, _ = _estimator(tmp_path, vocabulary)  # its weights grew to 4 rows: the refusal says why
     with pytest.raises(common.CheckpointMismatchError, match=(
-            f"shapes differ: .*The vocabulary file {vocabulary} has 1 lines appended since the model was trained "
-            r"\(3 then, 4 now\): a feature column sized by the file grew with it; give it vocabulary_size=3")):
+            f"does not fit the model: the vocabulary file {vocabulary} has 1 lines appended since the model was "
+            r"trained \(3 then, 4 now\): a feature column sized by the file grew with it; give it vocabulary_size=3 "
+            r"to go on training this model. \(shapes differ: .*; the model dir is untouched\)")) as refused:
         sized_by_the_file.train(_input_fn, steps=2)
+    assert "remove it to start over" not in str(refused.value)
 
 
 def test_a_lookup_table_model_fn_builds_from_a_file_is_fingerprinted_too(tmp_path):
