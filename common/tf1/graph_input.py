@@ -21,7 +21,7 @@ import tensorflow as tf
 
 STOP_GRACE_SECS = 5  # how long the queue-runner threads get to stop when a pass ends
 _ESTIMATOR_CALLING = contextvars.ContextVar("common_tf1_estimator_calling_input_fn", default=False)
-_PIPELINES = weakref.WeakValueDictionary()  # id(graph) -> the _GraphPipeline built in it, while it lives
+_PIPELINES = weakref.WeakValueDictionary()  # graph -> the _GraphPipeline built in it, while it lives
 NOT_AN_INPUT_GRAPH = object()
 
 
@@ -82,7 +82,7 @@ class _GraphPipeline:
         self._at_start = []  # (fetches, feed_dict) hooks ran in this graph
         self._session = None
         self.graph = tf.Graph()
-        _PIPELINES[id(self.graph)] = self
+        _PIPELINES[self.graph] = self
         with self.graph.as_default():
             self.structure = as_tuples(call())
             if isinstance(self.structure, tf.data.Dataset):
@@ -134,8 +134,8 @@ def run_in_input_graph(fetches, feed_dict=None):
     {images: data})` in after_create_session, the way TF1 programs fed numpy data through placeholders):
     run in that graph's sessions (see _GraphPipeline). NOT_AN_INPUT_GRAPH where the fetches are not of one."""
     graph = _graph_of(fetches, feed_dict)
-    pipeline = None if graph is None else _PIPELINES.get(id(graph))
-    if pipeline is None or pipeline.graph is not graph:
+    pipeline = None if graph is None else _PIPELINES.get(graph)
+    if pipeline is None:
         return NOT_AN_INPUT_GRAPH
     return pipeline.run_at_start(fetches, feed_dict)
 

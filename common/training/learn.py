@@ -107,7 +107,7 @@ class Experiment:
     def run_std_server(self):
         """A parameter-server job's ps task: it serves the chief's variables until the job ends (Estimator.train on
         a ps task serves)."""
-        return self.estimator.train(self.train_input_fn, max_steps=self.train_steps)
+        return self.train()
 
     def evaluate(self, delay_secs=None, name=None):
         del delay_secs
