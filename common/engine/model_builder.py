@@ -27,6 +27,7 @@ from common.spec import metrics
 from common.spec.model_fn import EstimatorSpec, ModeKeys, call_with_wanted_args, check_spec
 from common.state import checkpoints, vocabularies
 from common.tf1 import metrics as tf1_metrics
+from common.tf1 import summary as tf1_summary
 from common.variables.call_record import CallRecord
 from common.variables.registry import ModelRegistry
 
@@ -174,7 +175,8 @@ class ModelBuilder:
         optional = {"labels": labels, "mode": mode, "params": self._params, "config": self._config}
         creator = placement.placing_creator(self._plan.variable_devices, self._balancer) if building else None
         inputs.seen_by_model_fn(features)
-        with self.registry.model_fn_scope(building, creator, global_step, deferring=True) as record:
+        with self.registry.model_fn_scope(building, creator, global_step, deferring=True) as record, \
+                tf1_summary.tf2_writes_recorded():
             spec = call_with_wanted_args(self._model_fn, {"features": features}, optional)
             if isinstance(spec, EstimatorSpec) and spec.eval_metric_ops:  # (made in its scope: metric state)
                 spec = spec._replace(eval_metric_ops=tf1_metrics.with_derived(spec.eval_metric_ops))

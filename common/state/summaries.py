@@ -69,7 +69,8 @@ def metrics_by_step(paths):
 
 
 def read_event_file(path):
-    """{tag: [(step, value), ...]} of one event file (a string summary's value is bytes)."""
+    """{tag: [(step, value), ...]} of one event file's scalar summaries (a string summary's value is bytes;
+    histograms, images and other many-valued summaries are left out)."""
     from tensorflow.core.util import event_pb2
 
     found, read = {}, 0
@@ -87,8 +88,13 @@ def read_event_file(path):
             return found
         read += 1
         for value in event.summary.value:
-            number = tf.make_ndarray(value.tensor).item() if value.HasField("tensor") else value.simple_value
-            found.setdefault(value.tag, []).append((event.step, number))
+            kind = value.WhichOneof("value")
+            if kind == "tensor":
+                array = tf.make_ndarray(value.tensor)
+                if array.size == 1:
+                    found.setdefault(value.tag, []).append((event.step, array.item()))
+            elif kind == "simple_value":
+                found.setdefault(value.tag, []).append((event.step, value.simple_value))
 
 
 def write_hparams(writer, hparams, start_time_secs=None):
