@@ -15,22 +15,12 @@ from typing import Dict
 
 import tensorflow as tf
 from absl import logging
-from tensorflow.core.protobuf import meta_graph_pb2
 
-from common.state import atomic, checkpoints
+from common.state import atomic, checkpoints, meta_graph
 from common.state.checkpoints import (CHECKPOINT_FILE, CHECKPOINT_NAME, INPUT_STATE, OPTIMIZER_STATE,
                                       CheckpointDamagedError, CheckpointWriteError, first_line)
 
 STATE_FILE = "checkpoint"
-
-
-# tf.estimator wrote model.ckpt-<step>.meta beside each checkpoint, and programs copy, rename and delete it
-# with the checkpoint's other files (ALBERT's best-checkpoint logic). There is no one graph here to put in it:
-# it says so, and the Saver rotates it with the checkpoint.
-META_GRAPH_STUB_VERSION = ("no graph: written by common (tf.estimator on TensorFlow 2); the checkpoint beside it "
-                           "restores by variable name")
-_META_GRAPH_STUB = meta_graph_pb2.MetaGraphDef(meta_info_def=meta_graph_pb2.MetaGraphDef.MetaInfoDef(
-    meta_graph_version=META_GRAPH_STUB_VERSION, tensorflow_version=tf.__version__)).SerializeToString()
 
 
 def _bytes(count):
@@ -179,8 +169,9 @@ class CheckpointStore:
 
     def _name_keyed_writer(self, variables, iterator, optimizer_names):
         """save(step) through TF1's Saver, which rotates the checkpoints this store already holds too."""
+        restorable = checkpoints.saved_form(variables)
         var_list = {name: variable.parts if isinstance(variable, checkpoints.Slices) else variable
-                    for name, variable in checkpoints.saved_form(variables).items()}  # (TF1's Saver saves slices)
+                    for name, variable in restorable.items()}  # (TF1's Saver saves slices)
         optimizer_names = {checkpoints.saved_name(name, variables[name]) if name in variables else name
                            for name in optimizer_names}
         if iterator is not None:
@@ -194,7 +185,7 @@ class CheckpointStore:
         def save(step):
             prefix = saver.save(None, os.path.join(self.model_dir, CHECKPOINT_NAME), global_step=step,
                                 write_meta_graph=False)
-            atomic.write_bytes(prefix + ".meta", _META_GRAPH_STUB)
+            atomic.write_bytes(prefix + ".meta", meta_graph.variables_meta_graph(restorable))
             return prefix
         return save
 

@@ -126,6 +126,7 @@ class Slices:
         self.parts = sorted(parts, key=lambda part: part._save_slice_info.var_offset)
         self.shape = tf.TensorShape(self.parts[0]._save_slice_info.full_shape)
         self.dtype = self.parts[0].dtype
+        self.trainable = self.parts[0].trainable
 
     def assign(self, value):
         for part in self.parts:

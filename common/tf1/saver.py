@@ -10,15 +10,16 @@ checkpoints are the Estimator's, under the variables' own names, every
 `RunConfig.save_checkpoints_*`, keeping `keep_checkpoint_max`. Outside
 model_fn it is TensorFlow's Saver.
 
-import_meta_graph refuses, by name, the `.meta` files this project writes
-beside its checkpoints: they hold no graph (TensorFlow's own returned None
-on them, and the program failed later on `None.restore`).
+import_meta_graph refuses, by name, the graphless `.meta` files this project
+wrote beside its checkpoints before they held the variables and their Saver
+(common.state.meta_graph): TensorFlow's own returned None on them, and the
+program failed later on `None.restore`.
 """
 
 import tensorflow as tf
 from absl import logging
 
-from common.state.checkpoint_store import META_GRAPH_STUB_VERSION
+from common.state.meta_graph import GRAPHLESS_VERSION
 from common.variables import registry
 
 
@@ -60,9 +61,9 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         meta_graph = tf.compat.v1.MetaGraphDef()
         with tf.io.gfile.GFile(meta_graph_or_file, "rb") as meta_file:
             meta_graph.ParseFromString(meta_file.read())
-        if meta_graph.meta_info_def.meta_graph_version == META_GRAPH_STUB_VERSION:
+        if meta_graph.meta_info_def.meta_graph_version == GRAPHLESS_VERSION:
             raise ValueError(
-                f"{meta_graph_or_file} holds no graph: this project writes one beside each checkpoint for the tools "
+                f"{meta_graph_or_file} holds no graph: this project wrote one beside each checkpoint for the tools "
                 "that copy checkpoint files, and traces model_fn anew instead of saving a graph. Read the "
                 f"checkpoint {meta_graph_or_file[:-len('.meta')]} by name (tf.train.load_checkpoint(path), "
                 "Estimator.get_variable_value(name)), serve the model from export_saved_model, or build it in "

@@ -20,7 +20,7 @@ def test_save_writes_model_ckpt_step_and_latest_finds_it(tmp_path):
     assert path == str(tmp_path / "model" / "model.ckpt-42")
     assert os.path.exists(path + ".index")
     meta = tf.compat.v1.MetaGraphDef.FromString(open(path + ".meta", "rb").read())  # as tf.estimator's files
-    assert meta.meta_info_def.meta_graph_version.startswith("no graph") and not meta.graph_def.node
+    assert meta.meta_info_def.meta_graph_version.startswith("variables only") and meta.saver_def.restore_op_name
     assert store.latest() == path
     assert checkpoints.step_of(path) == 42
     assert CheckpointStore(str(tmp_path / "model")).latest() == path  # a new process finds it too

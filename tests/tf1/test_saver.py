@@ -8,6 +8,7 @@ import pytest
 import tensorflow as tf
 
 import common
+from common.state import meta_graph
 from common.tf1 import saver as tf1_saver
 from common.tf1 import train as tf1_train
 
@@ -39,27 +40,26 @@ def test_outside_model_fn_it_is_tensorflows_saver():
         assert isinstance(tf1_saver.Saver(), tf.compat.v1.train.Saver)
 
 
-def test_import_meta_graph_refuses_this_projects_graphless_meta_files_by_name_and_imports_tf1s(tmp_path):
-    """TensorFlow's import_meta_graph returned None on the stub, and the program failed later on None.restore."""
+def test_import_meta_graph_refuses_this_projects_old_graphless_meta_files_by_name_and_imports_the_others(tmp_path):
+    """TensorFlow's import_meta_graph returned None on the graphless `.meta` this project wrote before, and the
+    program failed later on None.restore; the `.meta` written now imports as a TF1 graph's."""
     def model_fn(features, labels, mode):
         loss = tf.reduce_sum(tf.compat.v1.get_variable("w", [1]) * features)
         return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(loss))
 
     est = common.Estimator(model_fn, str(tmp_path / "model"))
     est.train(lambda: tf.data.Dataset.from_tensors([1.0]).repeat(), steps=1)
-    meta = est.latest_checkpoint() + ".meta"
+    checkpoint = est.latest_checkpoint()
     with tf.Graph().as_default():
-        assert tf.compat.v1.train.import_meta_graph(meta) is None  # (TensorFlow's own, on the stub)
-        with pytest.raises(ValueError, match=f"{meta} holds no graph: .*tf.train.load_checkpoint"):
-            tf1_saver.import_meta_graph(meta)
-    with tf.Graph().as_default():  # a TF1 graph's meta graph imports as TensorFlow imported it
-        tf.compat.v1.Variable([3.0], name="v")
+        restorer = tf1_saver.import_meta_graph(checkpoint + ".meta")
         with tf.compat.v1.Session() as session:
-            session.run(tf.compat.v1.global_variables_initializer())
-            tf.compat.v1.train.Saver().save(session, str(tmp_path / "tf1" / "model"))
+            restorer.restore(session, checkpoint)
+            assert session.run("w:0").tolist() == est.get_variable_value("w").tolist()
+    old = tf.compat.v1.MetaGraphDef()
+    old.meta_info_def.meta_graph_version = meta_graph.GRAPHLESS_VERSION
+    with open(checkpoint + ".meta", "wb") as stub:
+        stub.write(old.SerializeToString())
     with tf.Graph().as_default():
-        restorer = tf1_saver.import_meta_graph(str(tmp_path / "tf1" / "model.meta"))
-        with tf.compat.v1.Session() as session:
-            restorer.restore(session, str(tmp_path / "tf1" / "model"))
-            variable, = tf.compat.v1.global_variables()
-            assert session.run(variable).tolist() == [3.0]
+        assert tf.compat.v1.train.import_meta_graph(checkpoint + ".meta") is None  # (TensorFlow's own, on it)
+        with pytest.raises(ValueError, match=f"{checkpoint}.meta holds no graph: .*tf.train.load_checkpoint"):
+            tf1_saver.import_meta_graph(checkpoint + ".meta")
