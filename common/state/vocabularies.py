@@ -93,6 +93,9 @@ def _recorded(model_dir):
         return json.load(recorded)
 
 
+_WARNED_APPENDED = set()  # (path, sha256): the appended lines a warning has named in this process
+
+
 def check(model_dir, files, what):
     """Refuses (ValueError) a vocabulary file in `files` whose content differs from what model_dir recorded for
     it, except lines appended (a warning); `what`: the run, for the message."""
@@ -102,6 +105,9 @@ def check(model_dir, files, what):
         if before is None or now == before:
             continue
         if _appended(path, before, now):
+            if (path, now["sha256"]) in _WARNED_APPENDED:
+                continue
+            _WARNED_APPENDED.add((path, now["sha256"]))
             logging.warning("Vocabulary file %s has %d lines appended since %s was trained: every trained id is "
                             "kept; a column of a fixed vocabulary_size reads the new words as out of vocabulary.",
                             path, now["lines"] - before["lines"], model_dir)

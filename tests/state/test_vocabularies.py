@@ -75,6 +75,10 @@ def test_lines_appended_keep_every_trained_id_and_are_allowed_with_a_warning(tmp
     assert f"Vocabulary file {vocabulary} has 1 lines appended" in caplog.text
     assert "a column of a fixed vocabulary_size reads the new words as out of vocabulary" in caplog.text
     assert resumed.get_variable_value("global_step") == 4
+    caplog.clear()
+    with caplog.at_level(py_logging.WARNING, logger="absl"):
+        resumed.evaluate(_input_fn, steps=1)
+    assert "lines appended" not in caplog.text  # (said once a process)
     sized_by_the_file, _ = _estimator(tmp_path, vocabulary)  # its weights grew to 4 rows: the refusal says why
     with pytest.raises(common.CheckpointMismatchError, match=(
             f"does not fit the model: the vocabulary file {vocabulary} has 1 lines appended since the model was "
