@@ -23,14 +23,13 @@ from absl import logging
 from common.engine import eval_loop, inputs, loops, predict_loop, startup
 from common.engine.model_builder import ModelBuilder
 from common.engine.step import TowerStep
-from common.estimator import training_run
+from common.estimator import export_run, training_run
 from common.estimator.model_state import ModelState
 from common.estimator.parts import EstimatorParts, user_hooks
 from common.estimator.run_config import RunConfig
-from common.export import preflight, receivers, saved_model
+from common.export import preflight, saved_model
 from common.hooks import signals
 from common.hooks.protocol import RunContext
-from common.spec import export_outputs
 from common.spec.model_fn import ModeKeys, call_with_wanted_args
 from common.state import checkpoints
 from common.state import scratch as scratch_folders
@@ -260,34 +259,8 @@ class Estimator:
                                       f"a SavedModel here serves {ModeKeys.PREDICT!r} signatures only")
         checkpoint_path = preflight.checkpoint_to_export(checkpoint_path, self.latest_checkpoint(),
                                                          self.warm_start_from, self.model_dir, allow_untrained)
-        model = self._parts.model
-        signature_inputs = receivers.serving_inputs(serving_input_receiver_fn)
-        default = signature_inputs[receivers.DEFAULT_SIGNATURE]
-        names = sorted(default.specs)
-        info = model.probe(ModeKeys.PREDICT, tuple(default.specs[n] for n in names),
-                           lambda *received: (default.features_fn(dict(zip(names, received))), None))
-        self._parts.state.restore(ModeKeys.PREDICT, checkpoint_path, info)
-
-        def outputs_fn(features):
-            spec = model.call(features, None, ModeKeys.PREDICT).spec
-            if spec.export_outputs is None:  # tf.estimator's default: PredictOutput(predictions)
-                return {receivers.DEFAULT_SIGNATURE: export_outputs.PredictOutput(spec.predictions).outputs()}
-            return {key: output.outputs() for key, output in saved_model.with_default(spec.export_outputs).items()}
-
-        def traced_signatures():
-            with model.scope(), saved_model.resources_made() as resources:
-                functions = saved_model.signatures(
-                    signature_inputs, saved_model.with_default(info.export_outputs), outputs_fn)
-            return functions, list(resources)
-
-        # (kept per receiver: an exporter's later exports serve the same functions, over the restored variables)
-        key = ("export", serving_input_receiver_fn, tuple((group, tuple(sorted(inputs.specs.items())))
-                                                          for group, inputs in signature_inputs.items()))
-        functions, resources = self._parts.loops.get(key, traced_signatures)
-        module = tf.Module()
-        module.model_variables = [t.variable for t in model.model_variables]
-        module.resources = resources
-        return saved_model.write_saved_model(export_dir_base, module, functions, assets_extra, as_text)
+        return export_run.export(self._parts, export_dir_base, serving_input_receiver_fn, checkpoint_path,
+                                 assets_extra, as_text)
 
     def export_savedmodel(self, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,
                           checkpoint_path=None, strip_default_attrs=False):

@@ -33,7 +33,7 @@ class ExportFunctions:
     placeholders_fed: Dict[str, object] = dataclasses.field(default_factory=dict)
 
 
-def signatures(inputs, output_classes, outputs_fn):
+def signatures(inputs, output_classes, group_outputs):
     """ExportFunctions for every receiver group and output key, named as
     tf.estimator named them: the output key for the default receiver; the
     alternative's name for its default output, "<alternative>:<key>" for others.
@@ -43,12 +43,12 @@ def signatures(inputs, output_classes, outputs_fn):
     an export that would hold no signature is refused.
 
     inputs: group -> receivers.SignatureInputs; output_classes: key ->
-    ExportOutput class; outputs_fn(features) -> {key: that output's tensors}, traced once per receiver group
-    (one tf.function its signatures call: model_fn traced once, not once per signature).
+    ExportOutput class; group_outputs(group) -> the group's tf.function of features -> {key: that output's
+    tensors}, which all its signatures call (model_fn traced once per group, not once per signature).
     """
     functions, left_out = ExportFunctions({}), []
     for group, group_inputs in inputs.items():
-        group_outputs = tf.function(outputs_fn, autograph=False)
+        outputs = group_outputs(group)
         for key, output_class in output_classes.items():
             if group == DEFAULT_SIGNATURE:
                 name = key
@@ -60,7 +60,7 @@ def signatures(inputs, output_classes, outputs_fn):
                 continue
             if method != export_outputs.PREDICT_METHOD:
                 functions.methods[name] = method
-            served = lambda features, key=key: group_outputs(features)[key]  # noqa: E731
+            served = lambda features, key=key, outputs=outputs: outputs(features)[key]  # noqa: E731
             functions.signatures[name] = serving_function(group_inputs, served, method).get_concrete_function()
             if group_inputs.placeholders_alone is not None:
                 functions.placeholders_fed[name] = serving_function(

@@ -4,7 +4,6 @@ evaluate() log; model_fn traced as tf.estimator called it (no AutoGraph)."""
 import logging as py_logging
 import re
 
-import numpy as np
 import pytest
 import tensorflow as tf
 
@@ -134,35 +133,3 @@ def test_model_fn_is_traced_once_per_tower_and_mode(tmp_path, model_fn, num_towe
         assert len(list(est.predict(models.eval_input(features, labels, 8)))) == 32
     assert calls == {common.ModeKeys.TRAIN: 1 if num_towers == 1 else 1 + num_towers, common.ModeKeys.EVAL: num_towers,
                      common.ModeKeys.PREDICT: num_towers}
-
-
-def test_an_export_traces_model_fn_once_for_all_its_signatures_and_later_exports_not_again(tmp_path):
-    """Two export outputs (two signatures over one receiver): model_fn traced once for them, after the PREDICT
-    probe; a later export through the same receiver fn (an exporter's, after each evaluation) serves the same
-    functions over the newer checkpoint."""
-    def model_fn(features, labels, mode, params):
-        spec = models.classifier_fn(features, labels, mode, params)
-        if mode != common.ModeKeys.PREDICT:
-            return spec
-        outputs = {"serving_default": common.PredictOutput(spec.predictions),
-                   "scores": common.PredictOutput({"probabilities": spec.predictions["probabilities"]})}
-        return spec._replace(export_outputs=outputs)
-
-    features, labels = models.blobs(16)
-    counted, calls = _counting(model_fn)
-    est = common.Estimator(counted, str(tmp_path / "model"), params={"hidden": 4})
-    est.train(models.train_input(features, labels, 8), steps=1)
-    receiver = common.build_raw_serving_input_receiver_fn(tf.TensorSpec([None, 4]))
-    first = est.export_saved_model(str(tmp_path / "export"), receiver)
-    assert calls[common.ModeKeys.PREDICT] == 2  # the probe, then the signatures' one trace
-    loaded = tf.saved_model.load(first)
-    assert sorted(loaded.signatures) == ["scores", "serving_default"]
-    served = loaded.signatures["scores"](tf.constant(features[:3]))
-    assert list(served) == ["probabilities"] and served["probabilities"].shape == (3, 3)
-    est.train(models.train_input(features, labels, 8), steps=1)
-    second = est.export_saved_model(str(tmp_path / "export"), receiver)
-    assert calls[common.ModeKeys.PREDICT] == 2  # the same receiver: its signatures kept, over the new weights
-    again = tf.saved_model.load(second).signatures["scores"](tf.constant(features[:3]))["probabilities"]
-    expected = [p["probabilities"] for p in est.predict(models.eval_input(features[:3], labels[:3], 3))]
-    np.testing.assert_allclose(again.numpy(), expected, rtol=1e-6)
-    assert not np.allclose(again.numpy(), served["probabilities"].numpy())  # (the new checkpoint's)
