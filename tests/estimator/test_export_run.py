@@ -12,8 +12,8 @@ from tests.engine.test_startup import _counting
 
 def test_an_export_traces_model_fn_once_for_all_its_signatures_and_later_exports_not_again(tmp_path):
     """Two export outputs (two signatures over one receiver): model_fn traced once for them, that trace the
-    PREDICT probe too (tf.estimator built its export graph once); a later export through the same receiver fn (an exporter's, after each evaluation) serves the same
-    functions over the newer checkpoint."""
+    PREDICT probe too (tf.estimator built its export graph once); a later export through the same receiver fn
+    (an exporter's, after each evaluation) serves the same functions over the newer checkpoint."""
     def model_fn(features, labels, mode, params):
         spec = models.classifier_fn(features, labels, mode, params)
         if mode != common.ModeKeys.PREDICT:
@@ -51,10 +51,9 @@ def test_a_parsing_receivers_sparse_features_are_traced_once_for_its_classify_an
         logits = tf1_layers.dense(tf.concat([bag, features["x"]], axis=1), 2, name="logits")
         probabilities = tf.nn.softmax(logits)
         if mode == common.ModeKeys.PREDICT:
-            classes = tf.constant([b"no", b"yes"])
+            classes = tf.tile(tf.constant([[b"no", b"yes"]]), [tf.shape(logits)[0], 1])
             return common.EstimatorSpec(mode, predictions={"probabilities": probabilities}, export_outputs={
-                "serving_default": common.ClassificationOutput(scores=probabilities,
-                                                               classes=tf.tile(classes[None], [tf.shape(logits)[0], 1])),
+                "serving_default": common.ClassificationOutput(scores=probabilities, classes=classes),
                 "predict": common.PredictOutput({"probabilities": probabilities})})
         loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
         return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.5).minimize(loss))
