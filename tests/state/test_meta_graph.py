@@ -42,3 +42,20 @@ def test_the_meta_graph_is_built_once_per_set_of_variables():
     meta = tf.compat.v1.MetaGraphDef.FromString(first)
     assert meta.meta_info_def.meta_graph_version == meta_graph.VARIABLES_ONLY_VERSION
     assert len(meta.graph_def.SerializeToString()) < 20000  # (zeros of the shape: no values in the graph)
+
+
+def test_names_a_graph_would_refuse_restore_too(tmp_path):
+    """A checkpoint name that is no op name (a Keras ':0', a leading '_', a 'save/...' the Saver's own ops
+    would take): the variable takes the nearest op name and the Saver restores it from the checkpoint's."""
+    values = {"odd name:0": [1.0, 2.0], "_private": [3.0], "save/Const": [4.0], "save": [5.0], "words": [b"a"]}
+    variables = {name: tf.Variable(value) for name, value in values.items()}
+    path = tf.compat.v1.train.Saver(var_list=variables).save(None, str(tmp_path / "model.ckpt"), write_meta_graph=False)
+    with tf.Graph().as_default() as graph:
+        saver = tf.compat.v1.train.import_meta_graph(
+            tf.compat.v1.MetaGraphDef.FromString(meta_graph.variables_meta_graph(variables)))
+        with tf.compat.v1.Session() as session:
+            saver.restore(session, path)
+            restored = {op: session.run(graph.get_tensor_by_name(op + ":0")).tolist()
+                        for op in ("odd_name_0", "v_private", "save/Const", "save", "words")}
+    assert restored == {"odd_name_0": [1.0, 2.0], "v_private": [3.0], "save/Const": [4.0], "save": [5.0],
+                        "words": [b"a"]}
