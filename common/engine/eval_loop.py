@@ -29,6 +29,7 @@ def run(run_batches, hooks, context, steps, steps_per_loop):
     started = time.time()
     logging.info("Starting evaluation at %s", time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)))
     every = 1 if steps is None or steps < 20 else steps // 10  # tf.estimator's progress lines: a tenth apart
+    steps_per_loop = steps_per_loop or 1  # (None: RunConfig's default, one batch a call for hooks that hear each)
     if not hooks:  # no hook hears each batch: as many batches a call as the progress lines allow
         steps_per_loop = max(steps_per_loop, UNHOOKED_BATCHES if steps is None else every)
     totals, done, exhausted = None, 0, False

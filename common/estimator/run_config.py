@@ -54,7 +54,7 @@ class RunConfig:
     keep_checkpoint_max: Optional[int] = 5
     keep_checkpoint_every_n_hours: float = 10000.0
     log_step_count_steps: Optional[int] = 100
-    steps_per_loop: int = 1
+    steps_per_loop: Optional[int] = None  # None: as many steps a call as the hooks allow (train_loop)
     jit_compile: Optional[bool] = None  # None: XLA where it pays (decided by DevicePlan.compiled_unit)
     device_plan: Optional[DevicePlan] = None
     checkpoint_input_pipeline: bool = False
@@ -99,8 +99,8 @@ class RunConfig:
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise ValueError(f"RunConfig: {name} must be > 0 (0: no periodic checkpoints) or None, got {value}")
-        if self.steps_per_loop < 1:
-            raise ValueError(f"RunConfig: steps_per_loop must be >= 1, got {self.steps_per_loop}")
+        if self.steps_per_loop is not None and self.steps_per_loop < 1:
+            raise ValueError(f"RunConfig: steps_per_loop must be >= 1 or None, got {self.steps_per_loop}")
         if self.device_plan is None:
             self.device_plan = DevicePlan.single_cpu()
 

@@ -1,11 +1,12 @@
 """The hook protocol, in place of SessionRunHook: what a hook may do, and when.
 
-The train loop runs `steps_per_loop` compiled steps per call, so hooks fire
-at loop boundaries:
+The train loop runs several compiled steps per call (as many as the hooks
+allow: common.engine.train_loop), so hooks fire at loop boundaries:
 
   begin(context)              once, before the first step
   steps_to_trigger(step)      how many steps until the hook wants a boundary
                               (the loop is cut short to honour it), or None
+                              (any number suits it); by default 1
   before_step(step) -> names  the values wanted at the end of the coming loop
   after_step(step, values, context)
                               `step` is the global step after the loop;
@@ -123,7 +124,9 @@ class Hook:
         pass
 
     def steps_to_trigger(self, step):
-        return None
+        """Steps until this hook wants a loop boundary, or None when any number suits it. A hook that does
+        not say hears every step (1), as a tf.estimator hook heard every session run."""
+        return 1
 
     def before_step(self, step):
         return ()

@@ -142,6 +142,9 @@ class HParamsHook(Hook):
     def __init__(self, hparams):
         self._hparams = dict(hparams)
 
+    def steps_to_trigger(self, step):
+        return None  # (any number of steps a call suits it)
+
     def begin(self, context):
         if context.summary_writer is not None:
             summaries.write_hparams(context.summary_writer, self._hparams)

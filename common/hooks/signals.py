@@ -148,6 +148,9 @@ class StopOnSignalHook(Hook):
         self._cluster = cluster_stop
         self._passed_on = False
 
+    def steps_to_trigger(self, step):
+        return None  # (any number of steps a call suits it)
+
     def begin(self, context):
         if self._cluster is not None:
             self._cluster.variable.assign(0.0)

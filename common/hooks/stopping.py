@@ -38,6 +38,9 @@ class NanTensorHook(Hook):
         self._name = loss_name
         self._fail = fail_on_nan_loss
 
+    def steps_to_trigger(self, step):
+        return None  # (any number of steps a call suits it)
+
     def before_step(self, step):
         return (self._name,)
 

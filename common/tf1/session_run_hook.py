@@ -161,6 +161,9 @@ class SavingListenerAdapter(hooks_lib.Hook):
         self.listener = listener
         self.listener.begin()
 
+    def steps_to_trigger(self, step):
+        return None  # (any number of steps a call suits it)
+
     def after_save(self, estimator, step):
         self.listener.before_save(_NoSession(), step)
         self.listener.after_save(_NoSession(), step)

@@ -37,6 +37,9 @@ class HostCallHook(Hook):
         context.check_offered(self._names, "TPUEstimatorSpec host_call")
         self._context = context
 
+    def steps_to_trigger(self, step):
+        return self._every - step % self._every
+
     def before_step(self, step):
         ends_on = step + self._context.steps_coming
         return self._names if ends_on % self._every == 0 else ()

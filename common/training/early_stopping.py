@@ -28,15 +28,12 @@ def read_eval_metrics(eval_dir):
 
 class _StopOnPredicateHook(PeriodicHook):
     """Requests a stop when should_stop_fn() says so; checks at the first loop
-    boundary of a run, then at the first boundary N steps (or seconds) after
-    the last check. It never cuts a loop short: checks cost a read of the
-    eval dir, and a loop's steps run at full speed."""
+    boundary of a run, then N steps after the last check (the loop is cut
+    there, as tf.estimator's hook checked after its step), or at the first
+    boundary N seconds after it."""
 
     first = True
     aligned = False
-
-    def steps_to_trigger(self, step):
-        return None
 
     def __init__(self, should_stop_fn, run_every_secs=60, run_every_steps=None):
         if run_every_secs is None and run_every_steps is None:

@@ -10,9 +10,11 @@ from common.engine.loops import LoopResult
 
 
 class FakeSteps:
-    """run_steps for the loop: `available` steps of input, loss = 1 / global step."""
+    """run_steps for the loop: `available` steps of input, loss = 1 / global step; `clock` advances by
+    `seconds(count)` a call."""
 
-    def __init__(self, available=None):
+    def __init__(self, available=None, seconds=lambda count: 0.0):
+        self.now, self.seconds = 0.0, seconds
         self.step = 0
         self.available = available
         self.calls = []
@@ -22,6 +24,7 @@ class FakeSteps:
         self.wanted.append(set(wanted))
         ran = count if self.available is None else min(count, self.available - self.step)
         self.calls.append(count)
+        self.now += self.seconds(count)
         self.step += ran
         exhausted = self.available is not None and self.step >= self.available
         values = {"loss": tf.constant(1.0 / max(self.step, 1)), "learning_rate": tf.constant(0.1)}
@@ -52,7 +55,7 @@ class Recorder(hooks.Hook):
 def run(fake, hook_list, steps_per_loop=10, start=0):
     context = hooks.RunContext("/nonexistent", ("loss", "learning_rate", "global_step"), start_step=start)
     fake.step = start
-    return train_loop.run(fake, lambda: fake.step, hook_list, context, steps_per_loop)
+    return train_loop.run(fake, lambda: fake.step, hook_list, context, steps_per_loop, clock=lambda: fake.now)
 
 
 def test_max_steps_is_a_stop_hook_and_calls_are_cut_where_a_hook_fires():
@@ -90,6 +93,9 @@ def test_no_step_run_returns_none():
 
 def test_a_hook_that_requests_a_stop_ends_the_loop_after_that_call():
     class StopAt6(hooks.Hook):
+        def steps_to_trigger(self, step):
+            return None  # any number of steps a call suits it
+
         def after_step(self, step, values, context):
             if step >= 6:
                 context.request_stop()
@@ -108,3 +114,31 @@ def test_a_hook_raising_in_end_does_not_stop_the_hooks_after_it_and_is_raised_af
     with pytest.raises(RuntimeError, match="end failed"):
         run(fake, [hooks.StopAtStepHook(last_step=5), first, after])
     assert after.events == ["begin", ("end", 5)]
+
+
+def test_a_hook_that_does_not_say_when_it_fires_hears_every_step():
+    """As a tf.estimator hook heard every session run, whatever steps_per_loop allows."""
+    class EveryStep(hooks.Hook):
+        def __init__(self):
+            self.steps = []
+
+        def after_step(self, step, values, context):
+            self.steps.append(step)
+
+    fake, hook = FakeSteps(), EveryStep()
+    run(fake, [hooks.StopAtStepHook(last_step=4), hook], steps_per_loop=10)
+    assert fake.calls == [1, 1, 1, 1] and hook.steps == [1, 2, 3, 4]
+
+
+def test_with_steps_per_loop_none_a_call_runs_what_fits_in_a_quarter_second_at_the_last_calls_pace():
+    """The first call (which traces and compiles: 1 s here) runs one step, and so the second at its pace;
+    then 2 ms steps run up to 125 a call, cut where the hooks fire; a slow model (0.4 s a step) runs one step
+    a call."""
+    fake, recorder = FakeSteps(seconds=lambda count: 1.0 if not fake.calls[:-1] else 0.002 * count), Recorder(
+        every=100)
+    run(fake, [hooks.StopAtStepHook(last_step=400), recorder], steps_per_loop=None)
+    assert train_loop.AUTO_CALL_SECONDS == 0.25
+    assert fake.calls == [1, 1, 98, 100, 100, 100]
+    slow = FakeSteps(seconds=lambda count: 0.4 * count)
+    run(slow, [hooks.StopAtStepHook(last_step=5), Recorder(every=100)], steps_per_loop=None)
+    assert slow.calls == [1, 1, 1, 1, 1]

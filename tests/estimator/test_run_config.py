@@ -20,7 +20,7 @@ def test_run_config_replace_of_one_checkpoint_period_clears_the_other():
 def test_defaults_are_tf_estimators_and_one_cpu_tower():
     config = common.RunConfig()
     assert (config.save_summary_steps, config.keep_checkpoint_max, config.log_step_count_steps) == (100, 5, 100)
-    assert config.save_checkpoints_steps is None and config.steps_per_loop == 1
+    assert config.save_checkpoints_steps is None and config.steps_per_loop is None  # (as many as the hooks allow)
     assert config.device_plan == DevicePlan.single_cpu() and not config.batch_per_replica
     assert config.cluster.num_workers == 1 and config.cluster.is_chief
     neither = common.RunConfig(save_checkpoints_steps=None, save_checkpoints_secs=None)
@@ -33,7 +33,7 @@ def test_defaults_are_tf_estimators_and_one_cpu_tower():
     (dict(save_checkpoints_steps=10, save_checkpoints_secs=60), "give save_checkpoints_steps or save_checkpoints_secs"),
     (dict(save_checkpoints_steps=-1), r"save_checkpoints_steps must be > 0 \(0: no periodic .* got -1"),
     (dict(save_summary_steps=-1), "save_summary_steps must be >= 0 or None, got -1"),
-    (dict(steps_per_loop=0), "steps_per_loop must be >= 1, got 0"),
+    (dict(steps_per_loop=0), "steps_per_loop must be >= 1 or None, got 0"),
 ])
 def test_bad_settings_are_refused_naming_them(settings, message):
     with pytest.raises(ValueError, match=message):

@@ -10,7 +10,7 @@ def test_a_tpu_run_config_is_the_projects_with_its_tpu_config():
                                   tpu_config=run_config.TPUConfig(iterations_per_loop=50, num_shards=8,
                                                                   per_host_input_for_training=3))
     assert config.model_dir == "/tmp/m" and config.save_checkpoints_steps == 7
-    assert config.tpu_config.iterations_per_loop == 50 and config.steps_per_loop == 1  # not grouped here
+    assert config.tpu_config.iterations_per_loop == 50 and config.steps_per_loop is None  # (not taken from it)
     assert config.replace(model_dir="/tmp/n").tpu_config == config.tpu_config
     assert run_config.InputPipelineConfig.PER_HOST_V2 == 3
 
