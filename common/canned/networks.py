@@ -12,6 +12,7 @@ checkpoints warm-start these models and theirs.
 
 import tensorflow as tf
 
+from common.canned import dense_columns
 from common.engine import inputs
 from common.spec.model_fn import ModeKeys
 from common.tf1 import feature_column as tf1_feature_column
@@ -84,7 +85,9 @@ def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_
     with tf.compat.v1.variable_scope("dnn", partitioner=partitioned.default_partitioner(HIDDEN_MIN_SLICE_BYTES)):
         with tf.compat.v1.variable_scope("input_from_feature_columns",
                                          partitioner=input_layer_partitioner or partitioned.default_partitioner()):
-            net = tf.compat.v1.feature_column.input_layer(features, list(feature_columns))
+            net = dense_columns.input_layer(features, list(feature_columns))
+            if net is None:  # (features of several values, or columns the dense path leaves to TensorFlow)
+                net = tf.compat.v1.feature_column.input_layer(features, list(feature_columns))
         for index, width in enumerate(hidden_units):
             name = f"hiddenlayer_{index}"
             net = tf1_layers.dense(net, width, activation=activation_fn, name=name,
@@ -112,8 +115,10 @@ def linear_logits(features, units, feature_columns, sparse_combiner="sum", summa
     if sparse_combiner not in ("sum", "mean", "sqrtn"):
         raise ValueError(f"sparse_combiner={sparse_combiner!r}: one of 'sum', 'mean', 'sqrtn'")
     with tf.compat.v1.variable_scope("linear", partitioner=partitioner or partitioned.default_partitioner()):
-        logits = tf.compat.v1.feature_column.linear_model(features, list(feature_columns), units=units,
-                                                          sparse_combiner=sparse_combiner)
+        logits = dense_columns.linear_model(features, list(feature_columns), units)
+        if logits is None:
+            logits = tf.compat.v1.feature_column.linear_model(features, list(feature_columns), units=units,
+                                                              sparse_combiner=sparse_combiner)
     variables = tf1_variables.trainable_variables("linear/")
     _linear_summaries(variables)
     if summarize_logits:
