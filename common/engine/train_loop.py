@@ -11,6 +11,7 @@ one wants a boundary: up to steps_per_loop, or, with steps_per_loop None
 last call's pace (a model whose step takes longer runs one step a call).
 """
 
+import math
 import time
 
 from absl import logging
@@ -45,7 +46,7 @@ def _steps_until_a_hook_fires(hooks, step, steps_per_loop):
     for hook in hooks:
         trigger = hook.steps_to_trigger(step)
         if trigger:
-            count = min(count, trigger)
+            count = min(count, math.ceil(trigger))  # (a hook's float: a call runs whole steps)
     return count
 
 

@@ -14,6 +14,7 @@ Nothing is written to model_dir before model_fn's spec has been checked.
 """
 
 import copy
+import math
 import re
 import tempfile
 
@@ -178,6 +179,8 @@ class Estimator:
         for name, value in (("steps", steps), ("max_steps", max_steps)):
             if value is not None and value <= 0:
                 raise ValueError(f"Must specify {name} > 0, given: {value}")
+        # (a float, TOTAL_STEPS = SIZE / BATCH * EPOCHS: tf.estimator stopped at the first step >= it)
+        steps, max_steps = (None if v is None else math.ceil(v) for v in (steps, max_steps))
         if self._parts.cluster.serves:  # a parameter-server job's ps or worker task
             self._parts.cluster.serve(self.model_dir)
             return self

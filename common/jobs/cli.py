@@ -131,7 +131,7 @@ def best_exporters(serving_input_receiver_fn, eval_name, eval_metrics):
 
 def early_stopping_hooks(estimator, eval_name, eval_metrics):
     """[a stop_if_no_increase/decrease hook] for --early_stopping_metric, checked at every
-    loop boundary (it stops at the first one after the evaluation that triggers it), or []."""
+    loop boundary (run_every_secs=0: it stops at the first one after the evaluation that triggers it), or []."""
     if not FLAGS.early_stopping_metric:
         return []
     if eval_metrics is None:
@@ -140,7 +140,7 @@ def early_stopping_hooks(estimator, eval_name, eval_metrics):
     metric, higher = _metric_rule("early_stopping_metric", FLAGS.early_stopping_metric, eval_metrics)
     make = early_stopping.stop_if_no_increase_hook if higher else early_stopping.stop_if_no_decrease_hook
     return [make(estimator, metric, FLAGS.early_stopping_steps, eval_dir=estimator.eval_dir(eval_name),
-                 min_steps=FLAGS.early_stopping_min_steps, run_every_steps=1)]
+                 min_steps=FLAGS.early_stopping_min_steps, run_every_secs=0, run_every_steps=None)]
 
 
 def _is_step_range(values):

@@ -5,8 +5,10 @@ hook reads the eval results written to the eval dir (model_dir/eval, or
 eval_<name>), every `run_every_secs` or `run_every_steps`, and requests a
 stop when its rule holds, logging which evaluation made it hold. With
 train_and_evaluate, which evaluates after each checkpoint, a check every
-step (run_every_steps=1) stops training at the first loop boundary after
-the evaluation that triggers the rule.
+step (run_every_steps=1) stops training at the step after the evaluation
+that triggers the rule, as tf.estimator's did (each step is then a call of
+the compiled loop of its own); run_every_secs=0 checks at every loop
+boundary instead, the steps between them at full speed.
 """
 
 import collections

@@ -116,6 +116,13 @@ def test_a_hook_raising_in_end_does_not_stop_the_hooks_after_it_and_is_raised_af
     assert after.events == ["begin", ("end", 5)]
 
 
+def test_a_hooks_float_trigger_and_a_float_last_step_give_calls_of_whole_steps():
+    fake, recorder = FakeSteps(), Recorder()
+    recorder.steps_to_trigger = lambda step: 2.5
+    run(fake, [hooks.StopAtStepHook(last_step=7.25), recorder], steps_per_loop=10)
+    assert fake.calls == [3, 3, 2] and all(isinstance(count, int) for count in fake.calls)
+
+
 def test_a_hook_that_does_not_say_when_it_fires_hears_every_step():
     """As a tf.estimator hook heard every session run, whatever steps_per_loop allows."""
     class EveryStep(hooks.Hook):

@@ -226,6 +226,16 @@ def test_bad_input_fails_before_model_dir_is_written(tmp_path):
     assert _files(model_dir) is None
 
 
+def test_float_steps_train_to_the_first_step_at_or_past_them_as_tf_estimator(tmp_path):
+    """TF1 programs computed them (TOTAL_STEPS = SIZE / BATCH * EPOCHS); tf.estimator stopped at the first
+    global step >= the number."""
+    estimator = make_estimator(tmp_path)
+    estimator.train(one_batch_input(), steps=2.5)
+    assert estimator.get_variable_value("global_step") == 3
+    estimator.train(one_batch_input(), max_steps=20.0)
+    assert estimator.get_variable_value("global_step") == 20
+
+
 def test_checkpoint_of_a_different_model_is_refused_and_left_alone(tmp_path):
     make_estimator(tmp_path, params={"hidden": 8}).train(one_batch_input(), steps=2)
     before = {name: (tmp_path / name).read_bytes() for name in _files(tmp_path) if (tmp_path / name).is_file()}
