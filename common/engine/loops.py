@@ -141,21 +141,24 @@ def make_eval_loop(step_fn, total_names):
 
     @tf.function(autograph=False)
     def loop(iterator, num_steps):
-        def more(steps, exhausted, totals):
+        def wanted(steps):
+            return tf.logical_or(num_steps < 0, steps < num_steps)
+
+        def more(steps, totals, element):
             del totals
-            return tf.logical_and(tf.logical_or(num_steps < 0, steps < num_steps), tf.logical_not(exhausted))
+            return tf.logical_and(wanted(steps), element.has_value())
 
-        def one_batch(steps, exhausted, totals):
-            element = iterator.get_next_as_optional()
+        def one_batch(steps, totals, element):  # (its element taken before it: see make_train_loop)
+            batch_totals = step_fn(element.get_value())
+            steps += 1
+            element = tf.cond(wanted(steps), iterator.get_next_as_optional,
+                              lambda: tf.experimental.Optional.empty(iterator.element_spec))
+            return steps, {name: totals[name] + batch_totals[name] for name in total_names}, element
 
-            def summed():
-                batch_totals = step_fn(element.get_value())
-                return steps + 1, exhausted, {name: totals[name] + batch_totals[name] for name in total_names}
-
-            return tf.cond(element.has_value(), summed, lambda: (steps, tf.constant(True), totals))
-
-        start = (tf.constant(0), tf.constant(False), {name: tf.constant(0.0, tf.float64) for name in total_names})
-        return tf.while_loop(more, one_batch, start)
+        start = (tf.constant(0), {name: tf.constant(0.0, tf.float64) for name in total_names},
+                 iterator.get_next_as_optional())
+        steps, totals, element = tf.while_loop(more, one_batch, start)
+        return steps, tf.logical_and(wanted(steps), tf.logical_not(element.has_value())), totals
 
     return CompiledLoop(loop)
 
