@@ -172,12 +172,15 @@ class _IdReader:
 def _rows(weights, ids, present):
     """The rows of `weights` (a variable or its partitions) for `ids`, zeros where not `present`: its gradient
     is one row per distinct present id, as safe_embedding_lookup_sparse's."""
-    batch = tf.shape(ids, out_type=tf.int64)[0]
-    if present is not None:
-        positions = tf.where(present)
-        ids = tf.gather_nd(ids, positions)
-    distinct, index = tf.unique(ids)
-    rows = tf.gather(tf.nn.embedding_lookup(weights, distinct), index)  # (partitions: TF's "div" split)
     if present is None:
-        return rows
-    return tf.scatter_nd(positions, rows, tf.stack([batch, tf.shape(rows, out_type=tf.int64)[1]]))
+        return _distinct_rows(weights, ids)
+    positions = tf.where(present)
+    rows = _distinct_rows(weights, tf.gather_nd(ids, positions))
+    shape = tf.stack([tf.shape(ids, out_type=tf.int64)[0], tf.shape(rows, out_type=tf.int64)[1]])
+    return tf.scatter_nd(positions, rows, shape)
+
+
+def _distinct_rows(weights, ids):
+    """The rows for `ids`, each distinct id's gathered once (partitions: TF's "div" split)."""
+    distinct, index = tf.unique(ids)
+    return tf.gather(tf.nn.embedding_lookup(weights, distinct), index)

@@ -66,7 +66,6 @@ class StopAtStepHook(Hook):
     def begin(self, context):
         if self._num_steps is not None:
             self.last_step = context.start_step + self._num_steps
-        self.last_step = math.ceil(self.last_step)  # (a float's: the first step at or past it, as TF1's)
 
     def steps_to_trigger(self, step):
         return max(1, self.last_step - step)

@@ -182,10 +182,12 @@ class CheckpointStore:
                                          keep_checkpoint_every_n_hours=self._keep_hours, save_relative_paths=True)
         saver.recover_last_checkpoints([prefix for _, prefix in reversed(self.listed()) if self.is_complete(prefix)])
 
+        meta = meta_graph.variables_meta_graph(restorable)
+
         def save(step):
             prefix = saver.save(None, os.path.join(self.model_dir, CHECKPOINT_NAME), global_step=step,
                                 write_meta_graph=False)
-            atomic.write_bytes(prefix + ".meta", meta_graph.variables_meta_graph(restorable))
+            atomic.write_bytes(prefix + ".meta", meta)
             return prefix
         return save
 
