@@ -9,8 +9,9 @@ with one tower (variables on the card: the step compiles with XLA by
 default); two logical towers on the card (`--split_gpu=2`) with each tower
 compiled (`--jit_compile`) under both variable strategies, and without
 XLA; evaluation and prediction throughput; in float32, bfloat16 and float16.
-Every cifar10.main run has `--random_seed=1` and trains the same
-synthetic batch, so one and two towers' final losses are comparable.
+Every cifar10.main run has `--random_seed=1` (a second seed in the runs
+named so) and trains the same synthetic batch, so one and two towers'
+final losses are comparable, and the seeds show their spread.
 
 Each run's examples/sec over the steps after `warmup` (both sides), its
 final loss and wall seconds are appended to OUT/matrix.jsonl as it ends
@@ -46,11 +47,15 @@ TWO_TOWERS = ["--num_gpus=2", "--split_gpu=2"]
 RUNS = {
     "keras fit": None,
     "1 tower": ONE_TOWER,
+    "1 tower seed 2": ONE_TOWER + ["--random_seed=2"],
     "2 towers GPU xla": TWO_TOWERS + ["--variable_strategy=GPU", "--jit_compile"],
+    "2 towers GPU xla seed 2": TWO_TOWERS + ["--variable_strategy=GPU", "--jit_compile", "--random_seed=2"],
     "2 towers CPU xla": TWO_TOWERS + ["--variable_strategy=CPU", "--jit_compile"],
     "2 towers GPU": TWO_TOWERS + ["--variable_strategy=GPU", "--nojit_compile"],
 }
-# Most wanted first: the float32 ratios, then bfloat16's, the launch-bound baseline, evaluation, float16.
+# Most wanted first: the float32 ratios, then bfloat16's, the launch-bound baseline (does XLA pay over two
+# towers?), float16 on one tower, a second seed of each float32 layout (the final losses' spread), evaluation,
+# then float16 over two towers (its loss scaling takes the variable-by-variable update).
 ORDER = [
     ("keras fit", "float32"),
     ("1 tower", "float32"),
@@ -60,9 +65,11 @@ ORDER = [
     ("1 tower", "bfloat16"),
     ("2 towers GPU xla", "bfloat16"),
     ("2 towers GPU", "float32"),
-    ("eval 1 tower", "float32"),
     ("keras fit", "float16"),
     ("1 tower", "float16"),
+    ("1 tower seed 2", "float32"),
+    ("2 towers GPU xla seed 2", "float32"),
+    ("eval 1 tower", "float32"),
     ("2 towers GPU xla", "float16"),
     ("2 towers CPU xla", "bfloat16"),
 ]

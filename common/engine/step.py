@@ -28,7 +28,7 @@ import tensorflow as tf
 
 from common.devices import precision
 from common.devices.plan import HOST_DEVICE, STEP, TOWER, DevicePlan
-from common.engine import towers
+from common.engine import exchange, step_checks, towers
 from common.hooks import signals
 from common.spec import metrics
 from common.spec.model_fn import ModeKeys
@@ -72,6 +72,8 @@ class TowerOutputs(NamedTuple):
     update_grads: List[List[Optional[tf.Tensor]]]  # each deferred update's gradients, aligned with its pairs
     assigns: List[tf.Tensor]             # the values of the call's assign_after_step, in their order
     record: object = None                # the call's CallRecord (its deferred updates): not from a compiled tower
+    packed_grads: tuple = ()             # with a packed exchange: per variable device, its gradients' buffers
+    packed_states: tuple = ()            # likewise its floating state updates (grads is [], state_updates integer)
 
 
 def tower_scope(index):
@@ -90,54 +92,6 @@ def _integer_state_offset(values, tower_index):
             value = value + offset
         shifted.append(value)
     return shifted
-
-
-def _refuse_a_loss_without_gradients(tower: TowerOutputs, variables: TrainVariables):
-    """Raises, while the step is traced (before any step runs), when the spec's optimizer gets no gradient for
-    any variable: the loss does not depend on them, and training would only count steps (tf.estimator raised;
-    optimizers model_fn applies itself, TF1's and Keras's, refuse that themselves)."""
-    names = [t.name for t in variables.trainable]
-    if variables.optimizer is not None and names and all(g is None for g in tower.grads):
-        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        raise ValueError(f"No gradients provided for any variable: model_fn's loss depends on none of the "
-                         f"{len(names)} variables it trains ({shown}); nothing would train. Compute the loss "
-                         "from the model's outputs (not from labels or constants alone, nor through "
-                         "tf.stop_gradient or numpy).")
-
-
-def _nan_unless_finite(loss, grads, device):
-    """The loss, or NaN when a gradient is not finite.
-
-    oneDNN's fused MatMul/Conv + BiasAdd + ReLU turns NaN into 0, so a batch
-    holding NaN can leave the loss finite while NaN gradients reach the
-    weights; reporting NaN lets the loop stop at that step, the NaN hook name
-    it and the checkpoint saver keep the last finite state.
-    """
-    checks = []
-    for grad in grads:
-        if grad is not None:
-            values = grad.values if isinstance(grad, tf.IndexedSlices) else grad
-            with tf.device(values.device):
-                checks.append(tf.reduce_all(tf.math.is_finite(values)))
-    if not checks:
-        return loss
-    with tf.device(device):
-        return tf.where(tf.reduce_all(tf.stack(checks)), loss, tf.constant(float("nan"), loss.dtype))
-
-
-def _graph_tensors(names, scope):
-    """The tensors model_fn named `names` (tf.identity(t, name=...)), found
-    under the tower's name scope `scope` in the graph being traced."""
-    graph = tf.compat.v1.get_default_graph()
-    found = {}
-    for name in names:
-        full = f"{scope}/{name}" if scope else name
-        try:
-            found[name] = graph.get_tensor_by_name(full if ":" in name else f"{full}:0")
-        except (KeyError, ValueError) as error:
-            raise ValueError(f"a hook asks for the tensor {name!r}, which model_fn's TRAIN graph does not "
-                             f"hold ({error})") from None
-    return found
 
 
 def _first_leaf(structure):
@@ -166,6 +120,7 @@ class TowerStep:
         self._cluster = cluster
         self.compiled_unit = plan.compiled_unit(jit_compile, across_hosts=cluster.num_workers > 1)
         self._compiled_towers = {} if self.compiled_unit == TOWER else None
+        self._exchange = None  # TOWER on one host: its PackedExchange, or False where the optimizer needs none
         self.stop_signal = None  # across hosts: this host's stop signal, all-reduced with every step's loss
         if cluster.num_workers > 1:
             with tf.device(HOST_DEVICE):
@@ -202,7 +157,7 @@ class TowerStep:
                 spec, record = self._model.call(features, labels, ModeKeys.TRAIN, global_step)
                 if building:
                     variables = self._model.finish_train_build(spec.optimizer)
-                tensors = _graph_tensors(named, name_scope)
+                tensors = step_checks.graph_tensors(named, name_scope)
                 loss = tf.cast(spec.loss, tf.float32)
                 differentiated = precision.scaled(loss, variables.optimizer)
         sources = [t.variable for t in variables.trainable] if values is None else values[:len(variables.trainable)]
@@ -225,14 +180,20 @@ class TowerStep:
         key = (index, named)
         if key not in self._compiled_towers:
             view = self._model.step_views[index]
+            packed = self._packed_exchange(variables)
 
             def compiled(features, labels, values):
-                outputs = self._tower_train(features, labels, variables, named, values, view)
+                given = _integer_state_offset(packed.values(values) if packed else values, index)
+                outputs = self._tower_train(features, labels, variables, named, given, view)
                 if outputs.record.updates or outputs.record.assigns:
                     raise ValueError("jit_compile over several devices compiles each tower on its own, but this "
                                      "model_fn's train_op updates variables itself (a TF1 or Keras optimizer made in "
                                      "model_fn, or TF1 batch norm): train it without --jit_compile")
-                return outputs._replace(record=None)
+                outputs = outputs._replace(record=None)
+                if not packed:
+                    return outputs
+                step_checks.refuse_a_loss_without_gradients(outputs, variables)
+                return packed.pack_outputs(outputs, given)
 
             self._compiled_towers[key] = tf.function(compiled, jit_compile=True, autograph=False)
         return self._compiled_towers[key]
@@ -241,7 +202,9 @@ class TowerStep:
         """(Each tower's TowerOutputs, the TrainVariables): each pass under its device and name scope; integer
         state updates are assigned here, floating ones left to average. variables None: the call builds them."""
         compiled = self._compiled_towers is not None
-        if compiled:
+        if compiled and self._packed_exchange(variables):
+            values = self._exchange.read()
+        elif compiled:
             values = [keras_variable.value.read_value() for keras_variable in variables.read_by_towers()]
         step = self._model.global_step.read_value()
         results = []
@@ -250,8 +213,7 @@ class TowerStep:
             with tf.device(device), tf.name_scope(tower_scope(index)):
                 view.assign(step)
                 if compiled:
-                    result = self._compiled_tower(index, variables, named)(
-                        shard_features, shard_labels, _integer_state_offset(values, index))
+                    result = self._compiled_tower(index, variables, named)(shard_features, shard_labels, values)
                 else:
                     result = self._tower_train(shard_features, shard_labels, variables, named, global_step=view)
                     variables = variables or self._model.train_variables
@@ -272,7 +234,9 @@ class TowerStep:
         features, labels = batch
         shards = towers.split_batch((features, labels), plan.num_towers)
         passes, variables = self._tower_passes(shards, variables or self._model.train_variables, tuple(named))
-        _refuse_a_loss_without_gradients(passes[0], variables)
+        if self._exchange:
+            return self._finish_packed(passes, variables, named)
+        step_checks.refuse_a_loss_without_gradients(passes[0], variables)
         statistics: Dict[int, List[tf.Tensor]] = {}
         for tower in passes:
             for var_index, new_value in tower.state_updates.items():
@@ -286,7 +250,7 @@ class TowerStep:
         loss = towers.mean_on(plan.consolidation_device, [t.loss for t in passes])
         grads, statistics, assigns, loss, stop = self._reduce_across_hosts(grads, statistics, assigns, loss)
         if not precision.scales_loss(variables.optimizer):  # that optimizer skips non-finite updates itself
-            loss = _nan_unless_finite(loss, [g for update_grads in grads for g in update_grads],
+            loss = step_checks.nan_unless_finite(loss, [g for update_grads in grads for g in update_grads],
                                       plan.consolidation_device)
         for index, value in statistics.items():
             variables.stateful[index].variable.assign(value)
@@ -295,6 +259,31 @@ class TowerStep:
         reported_lr = self._apply(passes, variables, grads, update_vars)
         with tf.device(plan.consolidation_device):
             variables.global_step.assign_add(1)
+        return self._step_outputs(passes, loss, stop, reported_lr, named)
+
+    def _packed_exchange(self, variables: TrainVariables):
+        """The TOWER step's PackedExchange on one host (common.engine.exchange), or None where the optimizer
+        needs every gradient at once."""
+        if self._exchange is None:
+            usable = self._cluster.num_workers == 1 and exchange.applies_per_device(variables.optimizer,
+                                                                                      variables.trainable)
+            self._exchange = exchange.PackedExchange(variables) if usable else False
+        return self._exchange or None
+
+    def _finish_packed(self, passes, variables: TrainVariables, named):
+        """The rest of a packed step: the mean loss (NaN where a gradient is not), the update on each
+        variable device, the step counted."""
+        loss = towers.mean_on(self._plan.consolidation_device, [t.loss for t in passes])
+        reported_lr = self._set_learning_rate(passes, variables.optimizer)
+        finite = self._exchange.apply(passes)
+        with tf.device(self._plan.consolidation_device):
+            loss = step_checks.nan_unless(finite, loss)
+            variables.global_step.assign_add(1)
+        return self._step_outputs(passes, loss, None, reported_lr, named)
+
+    def _step_outputs(self, passes, loss, stop, reported_lr, named):
+        """What a train step returns: its loss, stop signal, learning rate, the spec's scalars, named tensors."""
+        plan = self._plan
         outputs = {"loss": loss}
         if stop is not None:
             outputs[signals.STOP_VALUE] = stop
@@ -335,14 +324,18 @@ class TowerStep:
                 self._model.apply(passes[0].record.updates, grads, self._model.step_views[0])
             rate = passes[0].learning_rate
             return None if rate is None else tf.cast(rate, tf.float32)
-        optimizer = variables.optimizer
+        reported_lr = self._set_learning_rate(passes, variables.optimizer)
         with tf.device(plan.consolidation_device):
+            pairs = [(g, t.api_variable) for g, t in zip(grads[0], variables.trainable) if g is not None]
+            variables.optimizer.apply([g for g, _ in pairs], [v for _, v in pairs])
+        return reported_lr
+
+    def _set_learning_rate(self, passes, optimizer):
+        """Sets the spec's learning rate, if it gives one, on the optimizer; returns the rate (float32)."""
+        with tf.device(self._plan.consolidation_device):
             if passes[0].learning_rate is not None:
                 optimizer.learning_rate = passes[0].learning_rate
-            reported_lr = tf.cast(optimizer.learning_rate, tf.float32)
-            pairs = [(g, t.api_variable) for g, t in zip(grads[0], variables.trainable) if g is not None]
-            optimizer.apply([g for g, _ in pairs], [v for _, v in pairs])
-        return reported_lr
+            return tf.cast(optimizer.learning_rate, tf.float32)
 
     def _reduce_across_hosts(self, grads, statistics, assigns, loss):
         """The mean over hosts of the per-host gradients (a list per update),

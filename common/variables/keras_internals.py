@@ -7,15 +7,17 @@ under (the path it will get, and whether a metric is creating it), (c) make
 a variable inside a StatelessScope without its being deferred, (d) drop
 the deferred variables a StatelessScope leaves waiting for initialization,
 (e) tell a deferred variable's late initialization (outside its layer's name
-scope) from a new variable, or (f) make an optimizer inside a StatelessScope.
-Each is done here, on keras.src.backend.common.global_state, so a Keras
-that moves it breaks this module only.
+scope) from a new variable, (f) make an optimizer inside a StatelessScope, or
+(g) reach the variable that holds an optimizer's learning rate.
+Each is done here, on keras.src.backend.common.global_state (and (g) on the
+optimizer's `_learning_rate`), so a Keras that moves it breaks this module only.
 """
 
 import collections
 import contextlib
 import contextvars
 
+import keras
 from keras.src.backend.common import global_state
 
 
@@ -118,3 +120,10 @@ def accept_in_compile(kind, wrap):
     def get(identifier):
         return wrap(identifier) if isinstance(identifier, kind) else plain_get(identifier)
     optimizers.get = get
+
+
+def learning_rate_variable(optimizer):
+    """The Keras variable that holds `optimizer`'s learning rate, or None where a schedule or callable
+    computes it (Keras has no public accessor: `optimizer.learning_rate` reads it)."""
+    rate = getattr(optimizer, "_learning_rate", None)
+    return rate if isinstance(rate, keras.Variable) else None

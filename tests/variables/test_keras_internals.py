@@ -62,3 +62,13 @@ def test_a_keras_optimizer_can_be_made_inside_a_stateless_scope():
     with keras.StatelessScope():
         optimizer = keras.optimizers.Adam(0.1)
     assert int(optimizer.iterations.numpy()) == 0
+
+
+def test_the_learning_rate_variable_of_an_optimizer_or_none_for_a_schedule():
+    fixed = keras.optimizers.SGD(0.25)
+    rate = keras_internals.learning_rate_variable(fixed)
+    assert isinstance(rate, keras.Variable) and float(rate.numpy()) == 0.25
+    fixed.learning_rate = 0.5
+    assert float(keras_internals.learning_rate_variable(fixed).numpy()) == 0.5
+    scheduled = keras.optimizers.SGD(keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.5))
+    assert keras_internals.learning_rate_variable(scheduled) is None

@@ -1,0 +1,174 @@
+"""Few copies between the towers and the variable devices where XLA compiles each tower.
+
+Every step each tower reads every variable and sends back every gradient and new batch-norm statistic: for a
+ResNet a few hundred tensors, each crossing devices as a copy of its own, with its own wait (two logical towers of
+one H200 trained at a quarter of one tower's rate). Here they cross packed, one flat buffer per dtype and pair of
+devices: on each device that holds variables a compiled function reads them into buffers; each compiled tower
+unpacks them, and packs its gradients and statistics by the device of their variable; on that device one compiled
+function averages the towers' buffers, assigns the statistics and applies the optimizer to the variables it holds.
+So each gradient is still averaged, and each variable updated, on the device that holds the variable, as the
+official example did, in one XLA cluster per device. The optimizer's step count and learning rate, held on the
+consolidation device, reach the other devices' clusters as values; its count moves once a step.
+
+A Keras optimizer applies per device this way unless it needs every gradient at once: loss scaling (its
+finiteness check and scale span all gradients), a global_clipnorm, or a variable it overwrites with its gradient.
+Those, and TF1 or deferred updates, take the step's variable-by-variable path (common.engine.step).
+"""
+
+import dataclasses
+from typing import Dict, List, Tuple
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from common.devices import precision
+from common.variables import keras_internals
+
+
+@dataclasses.dataclass(frozen=True)
+class Packing:
+    """Where each of a list of tensors lies in flat buffers, one buffer per dtype (in first-seen order)."""
+
+    shapes: Tuple[Tuple[int, ...], ...]
+    dtypes: Tuple[tf.DType, ...]
+
+    @classmethod
+    def of(cls, tensors):
+        return cls(tuple(tuple(t.shape.as_list()) for t in tensors), tuple(t.dtype for t in tensors))
+
+    def _groups(self) -> List[List[int]]:
+        groups: Dict[tf.DType, List[int]] = {}
+        for position, dtype in enumerate(self.dtypes):
+            groups.setdefault(dtype, []).append(position)
+        return list(groups.values())
+
+    def pack(self, tensors) -> Tuple[tf.Tensor, ...]:
+        """One flat buffer per dtype of `tensors` (shaped and typed as this packing says)."""
+        return tuple(tf.concat([tf.reshape(tensors[p], [-1]) for p in positions], 0) for positions in self._groups())
+
+    def unpack(self, buffers) -> List[tf.Tensor]:
+        """The tensors `pack` made `buffers` of, in their order."""
+        tensors = [None] * len(self.shapes)
+        for buffer, positions in zip(buffers, self._groups()):
+            sizes = [int(np.prod(self.shapes[p], dtype=np.int64)) for p in positions]
+            for position, piece in zip(positions, tf.split(buffer, sizes)):
+                tensors[position] = tf.reshape(piece, self.shapes[position])
+        return tensors
+
+
+def applies_per_device(optimizer, trainable):
+    """Whether the Keras `optimizer` can update each device's variables on its own (see the module's doc)."""
+    return (isinstance(optimizer, keras.optimizers.Optimizer) and not precision.scales_loss(optimizer)
+            and getattr(optimizer, "global_clipnorm", None) is None
+            and not any(getattr(t.api_variable, "overwrite_with_gradient", False) for t in trainable))
+
+
+class PackedExchange:
+    """The packed reads, tower outputs and per-device updates of one TOWER-compiled train step.
+
+    variables: the step's TrainVariables (common.engine.step), whose read_by_towers() the towers read, trainable
+    ones first; the optimizer must apply per device (applies_per_device).
+    """
+
+    def __init__(self, variables):
+        self.variables = variables
+        self._read = variables.read_by_towers()
+        self.devices: List[str] = []
+        self._positions: Dict[str, List[int]] = {}  # device -> positions in self._read of the variables it holds
+        for position, keras_variable in enumerate(self._read):
+            device = keras_variable.value.device
+            if device not in self._positions:
+                self.devices.append(device)
+                self._positions[device] = []
+            self._positions[device].append(position)
+        self._packings = {d: Packing.of([self._read[p].value for p in self._positions[d]]) for d in self.devices}
+        self._first_state = len(variables.trainable) + len(variables.frozen)
+        self._states = {d: [p - self._first_state for p in self._positions[d] if p >= self._first_state
+                            and variables.stateful[p - self._first_state].variable.dtype.is_floating]
+                        for d in self.devices}  # device -> indexes in variables.stateful of its floating state
+        optimizer = variables.optimizer
+        rate = keras_internals.learning_rate_variable(optimizer)
+        self._counters = [optimizer.iterations] + ([] if rate is None else [rate])  # read by every device's update
+        self._grads: Dict[str, Tuple[List[int], Packing]] = {}  # device -> (trainable positions, packing): tower 0's
+        self._readers = {d: tf.function(self._reader(d), jit_compile=True, autograph=False) for d in self.devices}
+        self._appliers = {d: tf.function(self._applier(d), jit_compile=True, autograph=False) for d in self.devices}
+
+    # ------------------------------------------------------------ the reads
+    def _reader(self, device):
+        def read():
+            return self._packings[device].pack([self._read[p].value.read_value() for p in self._positions[device]])
+        return read
+
+    def read(self):
+        """Each variable device's buffers of the variables it holds (read_by_towers' order within each)."""
+        packed = []
+        for device in self.devices:
+            with tf.device(device):
+                packed.append(self._readers[device]())
+        return packed
+
+    def values(self, packed):
+        """In a tower: the value of each of read_by_towers(), from what read() gave."""
+        values = [None] * len(self._read)
+        for device, buffers in zip(self.devices, packed):
+            for position, value in zip(self._positions[device], self._packings[device].unpack(buffers)):
+                values[position] = value
+        return values
+
+    # ------------------------------------------------------ a tower's output
+    def pack_outputs(self, outputs, values):
+        """In a tower: its TowerOutputs with the gradients and floating new statistics packed by variable
+        device (packed_grads, packed_states); integer state updates stay in state_updates. A statistic the
+        tower left alone packs its old value, which the mean then keeps."""
+        grads, states = [], []
+        for device in self.devices:
+            present = [p for p in self._positions[device] if p < len(self.variables.trainable)
+                       and outputs.grads[p] is not None]
+            dense = [tf.convert_to_tensor(outputs.grads[p]) for p in present]  # (an IndexedSlices gradient too)
+            if device not in self._grads:
+                self._grads[device] = (present, Packing.of(dense))
+            elif self._grads[device][0] != present:
+                raise ValueError("the towers' model_fn calls differentiate different variables; every call must "
+                                 "compute the loss from the same variables")
+            grads.append(self._grads[device][1].pack(dense))
+            new = [outputs.state_updates.get(i, values[self._first_state + i]) for i in self._states[device]]
+            states.append(Packing.of(new).pack(new))
+        integer = {i: v for i, v in outputs.state_updates.items()
+                   if not self.variables.stateful[i].variable.dtype.is_floating}
+        return outputs._replace(grads=[], state_updates=integer, packed_grads=tuple(grads),
+                                packed_states=tuple(states))
+
+    # ------------------------------------------------------------ the update
+    def _applier(self, device):
+        trainable, stateful, optimizer = self.variables.trainable, self.variables.stateful, self.variables.optimizer
+
+        def apply(grads, states, counters):
+            """grads, states: per tower, this device's packed buffers; counters: the values of self._counters.
+            Returns whether every averaged gradient is finite."""
+            count = len(grads)
+            averaged = [tf.math.add_n(list(buffers)) / count for buffers in zip(*grads)]
+            finite = tf.reduce_all([tf.reduce_all(tf.math.is_finite(b)) for b in averaged] or [True])
+            positions, packing = self._grads[device]
+            state_mean = [tf.math.add_n(list(buffers)) / count for buffers in zip(*states)]
+            targets = [stateful[i].variable for i in self._states[device]]
+            for variable, value in zip(targets, Packing.of(targets).unpack(state_mean)):
+                variable.assign(value)
+            with keras.StatelessScope(state_mapping=list(zip(self._counters, counters))):
+                optimizer.apply(packing.unpack(averaged), [trainable[p].api_variable for p in positions])
+            return finite
+        return apply
+
+    def apply(self, passes):
+        """Averages the towers' packed gradients and statistics on each variable device and applies them there;
+        then counts the optimizer's step. Returns whether every averaged gradient was finite."""
+        counters = [v.value.read_value() for v in self._counters]
+        finite = []
+        for index, device in enumerate(self.devices):
+            with tf.device(device):
+                finite.append(self._appliers[device](
+                    [t.packed_grads[index] for t in passes], [t.packed_states[index] for t in passes], counters))
+        iterations = self.variables.optimizer.iterations
+        with tf.device(iterations.value.device):
+            iterations.assign_add(1)
+            return tf.reduce_all(finite)
