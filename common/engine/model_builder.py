@@ -56,6 +56,7 @@ class ProbeInfo:
     scaffold: object  # the spec's Scaffold, or None
     checkpoint_inits: tuple  # CheckpointInits: how a new model starts (init_from_checkpoint)
     metric_variables: tuple  # every metric's state model_fn made, in eval_metric_ops or not
+    updates_itself: bool  # TRAIN: model_fn's train_op updates variables itself (its own optimizer, TF1 assigns)
 
     @classmethod
     def from_outputs(cls, outputs, mode, graph, metric_variables=()):
@@ -80,7 +81,8 @@ class ProbeInfo:
             graph_tensors=frozenset(protocol.unscoped(op.name) for op in graph.get_operations()),
             learning_rate=learning_rate, summary_tensors=tuple(
                 protocol.unscoped(t.name) for t in record.summaries if t.dtype == tf.string), scaffold=spec.scaffold,
-            checkpoint_inits=tuple(record.checkpoint_inits), metric_variables=tuple(metric_variables))
+            checkpoint_inits=tuple(record.checkpoint_inits), metric_variables=tuple(metric_variables),
+            updates_itself=bool(record.updates or record.assigns))
 
     def reset_metrics(self):
         """Before each evaluation: the spec's Keras metrics reset as Keras resets them, and every other metric
@@ -327,9 +329,13 @@ class ModelBuilder:
         model = {t.name for t in self.model_variables} | {checkpoints.GLOBAL_STEP}
         return [name for name in self.named_state(with_optimizer=True) if name not in model]
 
+    def probe_info(self, mode):
+        """The mode's ProbeInfo, or None before its probe."""
+        return self._probes.get(mode)
+
     def scaffold_checkpoint(self):
         """The tf.train.Checkpoint the TRAIN spec's Scaffold names as its saver, or None."""
-        info = self._probes.get(ModeKeys.TRAIN)
+        info = self.probe_info(ModeKeys.TRAIN)
         saver = getattr(info.scaffold, "saver", None) if info else None
         return saver if isinstance(saver, tf.train.Checkpoint) else None
 

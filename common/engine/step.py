@@ -23,8 +23,8 @@ import contextlib
 import dataclasses
 from typing import Dict, List, NamedTuple, Optional
 
-import numpy as np
 import tensorflow as tf
+from absl import logging
 
 from common.devices import precision
 from common.devices.plan import HOST_DEVICE, STEP, TOWER, DevicePlan
@@ -82,18 +82,6 @@ def tower_scope(index):
     return f"tower_{index}"
 
 
-def _integer_state_offset(values, tower_index):
-    """The values with tower_index added to each integer value's first element."""
-    shifted = []
-    for value in values:
-        if value.dtype.is_integer and tower_index:
-            offset = np.zeros(value.shape, value.dtype.as_numpy_dtype)
-            offset.flat[0] = tower_index
-            value = value + offset
-        shifted.append(value)
-    return shifted
-
-
 def _first_leaf(structure):
     return tf.nest.flatten(structure)[0]
 
@@ -119,6 +107,7 @@ class TowerStep:
         self._plan = plan
         self._cluster = cluster
         self.compiled_unit = plan.compiled_unit(jit_compile, across_hosts=cluster.num_workers > 1)
+        self._towers_decided = jit_compile is not None  # auto TOWER: until the model is seen (_towers_compile)
         self._compiled_towers = {} if self.compiled_unit == TOWER else None
         self._exchange = None  # TOWER on one host: its PackedExchange, or False where the optimizer needs none
         self.stop_signal = None  # across hosts: this host's stop signal, all-reduced with every step's loss
@@ -183,7 +172,7 @@ class TowerStep:
             packed = self._packed_exchange(variables)
 
             def compiled(features, labels, values):
-                given = _integer_state_offset(packed.values(values) if packed else values, index)
+                given = towers.integer_state_offset(packed.values(values) if packed else values, index)
                 outputs = self._tower_train(features, labels, variables, named, given, view)
                 if outputs.record.updates or outputs.record.assigns:
                     raise ValueError("jit_compile over several devices compiles each tower on its own, but this "
@@ -201,7 +190,7 @@ class TowerStep:
     def _tower_passes(self, shards, variables: Optional[TrainVariables], named):
         """(Each tower's TowerOutputs, the TrainVariables): each pass under its device and name scope; integer
         state updates are assigned here, floating ones left to average. variables None: the call builds them."""
-        compiled = self._compiled_towers is not None
+        compiled = self._compiled_towers is not None and self._towers_compile(variables)
         if compiled and self._packed_exchange(variables):
             values = self._exchange.read()
         elif compiled:
@@ -260,6 +249,22 @@ class TowerStep:
         with tf.device(plan.consolidation_device):
             variables.global_step.assign_add(1)
         return self._step_outputs(passes, loss, stop, reported_lr, named)
+
+    def _towers_compile(self, variables: TrainVariables):
+        """Whether TOWER steps compile each tower: always once asked (jit_compile=True: a model that cannot is
+        refused by name); by default, unless the model reads a plain tf.Variable or its train_op updates
+        variables itself, where the towers run uncompiled (said once in the log)."""
+        if not self._towers_decided:
+            self._towers_decided = True
+            info = self._model.probe_info(ModeKeys.TRAIN)
+            plain = [t.name for t in variables.trainable + variables.frozen + variables.stateful
+                     if t.keras_variable is None]
+            reason = (f"{plain[0]} is a plain tf.Variable" if plain else
+                      "model_fn's train_op updates variables itself" if info and info.updates_itself else None)
+            if reason:
+                logging.info("Towers run without XLA (by default each GPU tower compiles): %s", reason)
+                self.compiled_unit, self._compiled_towers = None, None
+        return self._compiled_towers is not None
 
     def _packed_exchange(self, variables: TrainVariables):
         """The TOWER step's PackedExchange on one host (common.engine.exchange), or None where the optimizer

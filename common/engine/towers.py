@@ -6,6 +6,7 @@ hand: each tower runs on its shard of the global batch, and each variable's
 gradients are averaged on the device that holds the variable.
 """
 
+import numpy as np
 import tensorflow as tf
 
 from common.devices.plan import HOST_DEVICE
@@ -108,3 +109,16 @@ def average_gradients(tower_grads, variables):
             continue
         averaged.append(mean_on(_device_of(variable), grads, len(tower_grads)))
     return averaged
+
+
+def integer_state_offset(values, tower_index):
+    """The values with tower_index added to each integer value's first element: compiled towers start from
+    one read of the state, and a Keras seed generator's state so shifted draws other random numbers."""
+    shifted = []
+    for value in values:
+        if value.dtype.is_integer and tower_index:
+            offset = np.zeros(value.shape, value.dtype.as_numpy_dtype)
+            offset.flat[0] = tower_index
+            value = value + offset
+        shifted.append(value)
+    return shifted

@@ -50,8 +50,8 @@ def define_device_flags():
     flags.DEFINE_integer("steps_per_loop", 10, "Training steps per compiled call (hooks fire between calls).",
                          lower_bound=1)
     flags.DEFINE_boolean("jit_compile", None, "Compile with XLA: the whole train step on one device, each tower's "
-                         "forward and backward pass over several (default: on for one GPU tower holding every "
-                         "variable, off otherwise).")
+                         "forward and backward pass over several (default: on for GPU towers, where a model that "
+                         "cannot compile per tower runs its towers plain; off on CPU).")
     flags.DEFINE_integer("random_seed", None, "Seed for weights, dropout, data order and augmentation.")
     flags.DEFINE_enum("dtype", "float32", list(precision.DTYPES),
                       "Compute dtype: float32, or mixed bfloat16 / float16 (with loss scaling), for GPUs.")

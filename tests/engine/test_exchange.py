@@ -102,3 +102,46 @@ def test_a_nan_gradient_in_one_compiled_tower_stops_the_run_at_that_step(tmp_pat
     with pytest.raises(tf.compat.v1.train.NanLossDuringTrainingError, match="loss = nan at global step 1"):
         estimator.train(lambda: tf.data.Dataset.from_tensors((features, features)).repeat(), steps=3)
     assert traced and estimator.latest_checkpoint().endswith("model.ckpt-0")
+
+
+def _plain_variable_fn(features, labels, mode):
+    scale = common.get_module("scale", lambda: tf.Module(name="scale"))
+    if not hasattr(scale, "weight"):
+        scale.weight = tf.Variable(tf.ones([2, 3]), name="weight")
+    loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, features @ scale.weight,
+                                                                       from_logits=True))
+    return common.EstimatorSpec(mode, loss=loss, optimizer=common.get_optimizer(lambda: keras.optimizers.SGD(0.1)))
+
+
+def _own_update_fn(features, labels, mode):
+    """TF 2.x estimator code: a Keras optimizer model_fn makes and applies itself."""
+    net, optimizer = keras.layers.Dense(3, name="logits"), keras.optimizers.SGD(0.1)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, net(features), from_logits=True))
+    train_op = optimizer.apply_gradients(zip(tape.gradient(loss, net.trainable_variables), net.trainable_variables))
+    return common.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+@pytest.mark.parametrize("model_fn,compiles,reason", [
+    (_adam_fn, True, None), (_plain_variable_fn, False, "scale/weight is a plain tf.Variable"),
+    (_own_update_fn, False, "model_fn's train_op updates variables itself")])
+def test_by_default_gpu_towers_compile_unless_the_model_cannot(tmp_path, monkeypatch, caplog, model_fn, compiles,
+                                                                reason):
+    """The default over several GPU towers, on two logical CPUs taken for GPUs: compiled towers where the model
+    allows, plain ones (said in the log) where it does not; each trains as the plain towers do."""
+    from common.devices.plan import DevicePlan
+    monkeypatch.setattr(DevicePlan, "uses_gpus", property(lambda plan: True))
+    traced = _spy_on_updates(monkeypatch)
+    x = FEATURES[:32, :2]
+    runs = {}
+    for jit in (None, False):
+        config = common.RunConfig(tf_random_seed=5, jit_compile=jit, device_plan=models.plan(2, "GPU"))
+        est = common.Estimator(model_fn, str(tmp_path / str(jit)), params={}, config=config)
+        with caplog.at_level("INFO"):
+            est.train(lambda: tf.data.Dataset.from_tensors((x, LABELS[:32])).repeat(), steps=3)
+        runs[jit] = {name: est.get_variable_value(name) for name in est.get_variable_names()}
+    assert bool(traced) is compiles
+    said = [r.getMessage() for r in caplog.records if "Towers run without XLA" in r.getMessage()]
+    assert said == ([] if compiles else [f"Towers run without XLA (by default each GPU tower compiles): {reason}"])
+    for name, value in runs[None].items():
+        np.testing.assert_allclose(value, runs[False][name], rtol=1e-4, atol=1e-6, err_msg=name)

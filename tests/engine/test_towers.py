@@ -1,4 +1,4 @@
-"""Splitting a batch over towers, and averaging the towers gradients on each variable device."""
+"""Splitting a batch over towers, averaging the towers' gradients on each variable device, and what each tower gets."""
 
 import numpy as np
 import pytest
@@ -59,3 +59,9 @@ def test_gradients_are_averaged_on_the_variables_device():
     devices = {op.device for op in graph.get_operations() if op.type in ("AddN", "Mul")}
     assert {d.split("/device:")[-1] for d in devices} == {"CPU:1", "CPU:2"}
     assert tower_math.average_gradients([[None], [None]], [first]) == [None]
+
+
+def test_each_tower_after_the_first_shifts_the_first_element_of_integer_state():
+    values = [tf.constant([5, 7], tf.int64), tf.constant([1.5, 2.5]), tf.constant(3, tf.int32)]
+    assert [v.numpy().tolist() for v in tower_math.integer_state_offset(values, 0)] == [[5, 7], [1.5, 2.5], 3]
+    assert [v.numpy().tolist() for v in tower_math.integer_state_offset(values, 2)] == [[7, 7], [1.5, 2.5], 5]
