@@ -132,13 +132,13 @@ def test_by_default_gpu_towers_compile_unless_the_model_cannot(tmp_path, monkeyp
     from common.devices.plan import DevicePlan
     monkeypatch.setattr(DevicePlan, "uses_gpus", property(lambda plan: True))
     traced = _spy_on_updates(monkeypatch)
+    caplog.set_level("INFO", logger="absl")  # (another test may have left absl's logger at WARNING)
     x = FEATURES[:32, :2]
     runs = {}
     for jit in (None, False):
         config = common.RunConfig(tf_random_seed=5, jit_compile=jit, device_plan=models.plan(2, "GPU"))
         est = common.Estimator(model_fn, str(tmp_path / str(jit)), params={}, config=config)
-        with caplog.at_level("INFO"):
-            est.train(lambda: tf.data.Dataset.from_tensors((x, LABELS[:32])).repeat(), steps=3)
+        est.train(lambda: tf.data.Dataset.from_tensors((x, LABELS[:32])).repeat(), steps=3)
         runs[jit] = {name: est.get_variable_value(name) for name in est.get_variable_names()}
     assert bool(traced) is compiles
     said = [r.getMessage() for r in caplog.records if "Towers run without XLA" in r.getMessage()]
