@@ -4,11 +4,12 @@ Every step each tower reads every variable and sends back every gradient and new
 ResNet a few hundred tensors, each crossing devices as a copy of its own, with its own wait (two logical towers of
 one H200 trained at a quarter of one tower's rate). Here they cross packed, one flat buffer per dtype and pair of
 devices: on each device that holds variables a compiled function reads them into buffers; each compiled tower
-unpacks them, and packs its gradients and statistics by the device of their variable; on that device one compiled
-function averages the towers' buffers, assigns the statistics and applies the optimizer to the variables it holds.
-So each gradient is still averaged, and each variable updated, on the device that holds the variable, as the
-official example did, in one XLA cluster per device. The optimizer's step count and learning rate, held on the
-consolidation device, reach the other devices' clusters as values; its count moves once a step.
+unpacks them, and packs its gradients and statistics by the device of their variable (an IndexedSlices gradient,
+an embedding's, goes as its values and indices, so that the optimizer applies it sparsely, as Keras does); on that
+device one compiled function averages the towers' buffers, assigns the statistics and applies the optimizer to the
+variables it holds. So each gradient is still averaged, and each variable updated, on the device that holds the
+variable, as the official example did, in one XLA cluster per device. The optimizer's step count and learning
+rate, held on the consolidation device, reach the other devices' clusters as values; its count moves once a step.
 
 A Keras optimizer applies per device this way unless it needs every gradient at once: loss scaling (its
 finiteness check and scale span all gradients), a global_clipnorm, or a variable it overwrites with its gradient.
@@ -23,6 +24,7 @@ import numpy as np
 import tensorflow as tf
 
 from common.devices import precision
+from common.engine import towers
 from common.variables import keras_internals
 
 
@@ -55,6 +57,36 @@ class Packing:
             for position, piece in zip(positions, tf.split(buffer, sizes)):
                 tensors[position] = tf.reshape(piece, self.shapes[position])
         return tensors
+
+
+@dataclasses.dataclass(frozen=True)
+class _GradientLayout:
+    """Where one variable device's gradients lie in a tower's output: the dense ones packed, each IndexedSlices
+    one as its values and indices (a Keras optimizer applies those sparsely, as the plain towers' average
+    keeps them)."""
+
+    positions: Tuple[int, ...]  # trainable positions with a gradient, in order
+    dense: Packing              # of the dense gradients among them
+    sparse: Tuple[int, ...]     # the indexes in `positions` of the IndexedSlices ones
+
+    @classmethod
+    def of(cls, positions, grads):
+        sparse = tuple(i for i, g in enumerate(grads) if isinstance(g, tf.IndexedSlices))
+        return cls(tuple(positions), Packing.of([g for i, g in enumerate(grads) if i not in sparse]), sparse)
+
+    def pack(self, grads):
+        """(the dense buffers, ((values, indices, dense_shape) of each sparse one)) of a tower's gradients (a list
+        by trainable position)."""
+        chosen = [grads[p] for p in self.positions]
+        return (self.dense.pack([g for i, g in enumerate(chosen) if i not in self.sparse]),
+                tuple((chosen[i].values, chosen[i].indices, chosen[i].dense_shape) for i in self.sparse))
+
+    def mean(self, device, packed):
+        """The towers' mean gradients on `device`, aligned with `positions`, from each tower's pack()."""
+        dense = iter(self.dense.unpack([towers.mean_on(device, list(b)) for b in zip(*[p[0] for p in packed])]))
+        sparse = {i: towers.mean_on(device, [tf.IndexedSlices(*p[1][k]) for p in packed])
+                  for k, i in enumerate(self.sparse)}
+        return [sparse[i] if i in sparse else next(dense) for i in range(len(self.positions))]
 
 
 def applies_per_device(optimizer, trainable):
@@ -90,7 +122,7 @@ class PackedExchange:
         optimizer = variables.optimizer
         rate = keras_internals.learning_rate_variable(optimizer)
         self._counters = [optimizer.iterations] + ([] if rate is None else [rate])  # read by every device's update
-        self._grads: Dict[str, Tuple[List[int], Packing]] = {}  # device -> (trainable positions, packing): tower 0's
+        self._grads: Dict[str, _GradientLayout] = {}  # device -> where its gradients lie (tower 0's)
         self._readers = {d: tf.function(self._reader(d), jit_compile=True, autograph=False) for d in self.devices}
         self._appliers = {d: tf.function(self._applier(d), jit_compile=True, autograph=False) for d in self.devices}
 
@@ -125,13 +157,11 @@ class PackedExchange:
         for device in self.devices:
             present = [p for p in self._positions[device] if p < len(self.variables.trainable)
                        and outputs.grads[p] is not None]
-            dense = [tf.convert_to_tensor(outputs.grads[p]) for p in present]  # (an IndexedSlices gradient too)
-            if device not in self._grads:
-                self._grads[device] = (present, Packing.of(dense))
-            elif self._grads[device][0] != present:
+            layout = _GradientLayout.of(present, [outputs.grads[p] for p in present])
+            if self._grads.setdefault(device, layout) != layout:
                 raise ValueError("the towers' model_fn calls differentiate different variables; every call must "
                                  "compute the loss from the same variables")
-            grads.append(self._grads[device][1].pack(dense))
+            grads.append(layout.pack(outputs.grads))
             new = [outputs.state_updates.get(i, values[self._first_state + i]) for i in self._states[device]]
             states.append(Packing.of(new).pack(new))
         integer = {i: v for i, v in outputs.state_updates.items()
@@ -146,16 +176,16 @@ class PackedExchange:
         def apply(grads, states, counters):
             """grads, states: per tower, this device's packed buffers; counters: the values of self._counters.
             Returns whether every averaged gradient is finite."""
-            count = len(grads)
-            averaged = [tf.math.add_n(list(buffers)) / count for buffers in zip(*grads)]
-            finite = tf.reduce_all([tf.reduce_all(tf.math.is_finite(b)) for b in averaged] or [True])
-            positions, packing = self._grads[device]
-            state_mean = [tf.math.add_n(list(buffers)) / count for buffers in zip(*states)]
+            layout = self._grads[device]
+            averaged = layout.mean(device, grads)
+            finite = tf.reduce_all([tf.reduce_all(tf.math.is_finite(g.values if isinstance(g, tf.IndexedSlices)
+                                                                       else g)) for g in averaged] or [True])
+            state_mean = [towers.mean_on(device, list(buffers)) for buffers in zip(*states)]
             targets = [stateful[i].variable for i in self._states[device]]
             for variable, value in zip(targets, Packing.of(targets).unpack(state_mean)):
                 variable.assign(value)
             with keras.StatelessScope(state_mapping=list(zip(self._counters, counters))):
-                optimizer.apply(packing.unpack(averaged), [trainable[p].api_variable for p in positions])
+                optimizer.apply(averaged, [trainable[p].api_variable for p in layout.positions])
             return finite
         return apply
 

@@ -145,3 +145,28 @@ def test_by_default_gpu_towers_compile_unless_the_model_cannot(tmp_path, monkeyp
     assert said == ([] if compiles else [f"Towers run without XLA (by default each GPU tower compiles): {reason}"])
     for name, value in runs[None].items():
         np.testing.assert_allclose(value, runs[False][name], rtol=1e-4, atol=1e-6, err_msg=name)
+
+
+def test_an_embeddings_sparse_gradient_is_applied_sparsely_as_by_the_plain_towers(tmp_path, monkeypatch):
+    """Adam moves only the rows a batch looks up when the gradient is an IndexedSlices; densified, it would decay
+    every row's moments (the plain towers keep it sparse; so must the packed exchange)."""
+    traced = _spy_on_updates(monkeypatch)
+
+    def model_fn(features, labels, mode):
+        net = common.get_module("net", lambda: keras.Sequential(
+            [keras.layers.Embedding(50, 4, name="emb"), keras.layers.Flatten(), keras.layers.Dense(3, name="logits")],
+            name="classifier"))
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, net(features), from_logits=True))
+        optimizer = common.get_optimizer(lambda: keras.optimizers.Adam(0.01))
+        return common.EstimatorSpec(mode, loss=loss, optimizer=optimizer)
+
+    ids = np.random.RandomState(0).randint(0, 50, size=(32, 5)).astype(np.int32)
+    runs = {}
+    for jit in (True, False):
+        config = common.RunConfig(tf_random_seed=5, jit_compile=jit, device_plan=models.plan(2, "GPU"))
+        est = common.Estimator(model_fn, str(tmp_path / str(jit)), config=config)
+        est.train(lambda: tf.data.Dataset.from_tensors((ids, LABELS[:32])).repeat(), steps=4)
+        runs[jit] = {name: est.get_variable_value(name) for name in est.get_variable_names()}
+    assert traced
+    for name, value in runs[True].items():
+        np.testing.assert_allclose(value, runs[False][name], rtol=1e-4, atol=1e-6, err_msg=name)
