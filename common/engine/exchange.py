@@ -11,8 +11,9 @@ variables it holds. So each gradient is still averaged, and each variable update
 variable, as the official example did, in one XLA cluster per device. The optimizer's step count and learning
 rate, held on the consolidation device, reach the other devices' clusters as values; its count moves once a step.
 
-A Keras optimizer applies per device this way unless it needs every gradient at once: loss scaling (its
-finiteness check and scale span all gradients), a global_clipnorm, or a variable it overwrites with its gradient.
+A Keras optimizer applies per device this way unless it acts on every variable at once: loss scaling (its
+finiteness check and scale span all gradients), a global_clipnorm, an EMA of the weights, gradient accumulation,
+or a variable it overwrites with its gradient.
 Those, and TF1 or deferred updates, take the step's variable-by-variable path (common.engine.step).
 """
 
@@ -89,10 +90,15 @@ class _GradientLayout:
         return [sparse[i] if i in sparse else next(dense) for i in range(len(self.positions))]
 
 
+# Keras optimizer options that act on every variable at once: a global norm, a moving average of the model's
+# weights, gradient accumulators reset together.
+_WHOLE_MODEL_OPTIONS = ("global_clipnorm", "use_ema", "gradient_accumulation_steps")
+
+
 def applies_per_device(optimizer, trainable):
     """Whether the Keras `optimizer` can update each device's variables on its own (see the module's doc)."""
     return (isinstance(optimizer, keras.optimizers.Optimizer) and not precision.scales_loss(optimizer)
-            and getattr(optimizer, "global_clipnorm", None) is None
+            and not any(getattr(optimizer, name, None) for name in _WHOLE_MODEL_OPTIONS)
             and not any(getattr(t.api_variable, "overwrite_with_gradient", False) for t in trainable))
 
 

@@ -50,12 +50,14 @@ def _spy_on_updates(monkeypatch):
     return traced
 
 
-@pytest.mark.parametrize("strategy,devices", [("CPU", ["CPU:0"]), ("GPU", ["CPU:0", "CPU:1"])])
-def test_compiled_towers_update_each_variable_device_as_the_plain_towers_do(tmp_path, monkeypatch, strategy, devices):
+@pytest.mark.parametrize("strategy,devices,adam", [("CPU", ["CPU:0"], {}), ("GPU", ["CPU:0", "CPU:1"], {}),
+                                                  ("GPU", ["CPU:0", "CPU:1"], {"weight_decay": 0.1, "clipnorm": 0.1})])
+def test_compiled_towers_update_each_variable_device_as_the_plain_towers_do(tmp_path, monkeypatch, strategy, devices,
+                                                                            adam):
     traced = _spy_on_updates(monkeypatch)
-    packed = _trained(tmp_path / "packed", True, strategy)
+    packed = _trained(tmp_path / "packed", True, strategy, adam)
     assert traced == [devices]  # with GPU, Adam's step count is on CPU:0 and read by CPU:1's update
-    plain = _trained(tmp_path / "plain", False, strategy)
+    plain = _trained(tmp_path / "plain", False, strategy, adam)
     assert packed.keys() == plain.keys() and "optimizer/classifier_hidden_kernel_velocity" in packed
     assert packed["optimizer/iteration"] == plain["optimizer/iteration"] == 5
     for name, value in packed.items():
@@ -81,6 +83,8 @@ def test_which_optimizers_apply_per_device():
 
     for optimizer, per_device in ((keras.optimizers.SGD(0.1, momentum=0.9), True), (keras.optimizers.Adam(), True),
                                   (keras.optimizers.SGD(0.1, global_clipnorm=1.0), False),
+                                  (keras.optimizers.Adam(use_ema=True), False),
+                                  (keras.optimizers.Adam(gradient_accumulation_steps=2), False),
                                   (keras.optimizers.LossScaleOptimizer(keras.optimizers.SGD(0.1)), False)):
         assert exchange.applies_per_device(optimizer, [Tracked]) is per_device, optimizer
     dense.kernel.overwrite_with_gradient = True
