@@ -12,7 +12,8 @@ moving variance by the mean of the per-shard variances. (The official example ke
 tower draws different random numbers.
 
 With TOWER compilation (common.devices.plan) each tower's pass is one XLA cluster on the tower's device. A cluster
-cannot read a variable on another device, so the step reads every variable the towers use once, outside, and each
+cannot read a variable on another device, so the step reads every variable the towers use once, outside (packed
+by common.engine.exchange, which also brings the gradients back and applies them per variable device), and each
 tower runs on those values (a StatelessScope's state mapping) and differentiates with respect to them; model_fn's
 global step there is a copy of it on the tower's device, set before the tower runs. Tower i > 0 gets every integer
 state with i added to its first element (for a Keras SeedGenerator, its seed), so the towers still draw different
