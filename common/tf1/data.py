@@ -4,7 +4,8 @@ tf.estimator called input_fn in its graph and took what it returned: a
 Dataset, or tensors, most often `make_one_shot_iterator(dataset).get_next()`
 transformed further (a label popped out of the features dict, a vocabulary
 lookup), sometimes constants fed to every step. The Estimator here reads a
-Dataset. `dataset_of(call)` calls input_fn once to see what it returns; for
+Dataset. `dataset_of(call)` calls input_fn once to see what it returns (its
+get_next() an element of no rows, so that nothing is read yet); for
 tensors, the Dataset is the one the iterator was made on (or one endless
 element, when input_fn made no iterator), mapped by input_fn itself: input_fn
 is called again inside `Dataset.map`, where `get_next()` returns the map's
@@ -24,6 +25,7 @@ from common.tf1 import graph_input
 _NOT_MAPPING = object()
 _MAPPED_ELEMENT = contextvars.ContextVar("common_tf1_mapped_element", default=_NOT_MAPPING)
 _DATASETS_ITERATED = contextvars.ContextVar("common_tf1_datasets_iterated", default=None)
+_STRUCTURE_ONLY = contextvars.ContextVar("common_tf1_structure_only", default=False)
 
 
 class Iterator:
@@ -51,6 +53,8 @@ class Iterator:
             if self._graph_iterator is None:
                 self._graph_iterator = tf.compat.v1.data.make_one_shot_iterator(self._dataset)
             return self._graph_iterator.get_next(name)
+        if _STRUCTURE_ONLY.get():  # dataset_of's first look: an element's structure, not its values
+            return tf.nest.map_structure(_empty, self._dataset.element_spec)
         first = self._eager is None
         if first:
             self._eager = iter(self._dataset)
@@ -84,6 +88,20 @@ def _is_tensor_like(value):
                                                int, float, bool, str, bytes))
 
 
+def _first_look(call, iterated):
+    """What `call()` returns, its iterators' get_next() giving an element of no rows (reading a real one
+    costs the pipeline's start: a shuffle buffer filled, files opened), or a real one where input_fn cannot
+    take the empty one."""
+    structure_only = _STRUCTURE_ONLY.set(True)
+    try:
+        return call()
+    except Exception:  # input_fn's own arithmetic failed on no rows: a real element decides
+        del iterated[:]
+    finally:
+        _STRUCTURE_ONLY.reset(structure_only)
+    return call()
+
+
 def dataset_of(call, what="input_fn"):
     """The Dataset that `call()` (an input_fn's call) stands for: what it returns, when a Dataset; else
     the dataset its iterator reads (or one endless element), mapped by `call` (see the module)."""
@@ -91,7 +109,7 @@ def dataset_of(call, what="input_fn"):
     token = _DATASETS_ITERATED.set(iterated)
     try:
         with graph_input.estimator_calls():
-            result = call()
+            result = _first_look(call, iterated)
     except (RuntimeError, ValueError) as error:
         if not graph_input.needs_graph(error):
             raise

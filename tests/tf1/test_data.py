@@ -175,3 +175,33 @@ def test_a_program_looking_at_its_input_fn_over_no_files_gets_empty_tensors_of_t
     assert int(iterator.get_next()) == 0
     with pytest.raises(StopIteration):  # a dataset that held something ends as it did
         iterator.get_next()
+
+
+def test_the_estimator_learns_what_input_fn_returns_without_reading_an_element():
+    read = []
+
+    def rows():
+        for i in range(6):
+            read.append(i)
+            yield np.float32([i, i])
+
+    def input_fn():
+        dataset = tf.data.Dataset.from_generator(rows, output_signature=tf.TensorSpec([2], tf.float32)).batch(2)
+        x = tf1_data.make_one_shot_iterator(dataset).get_next()
+        return {"x": x}, tf.reduce_sum(x, axis=1)
+
+    dataset = tf1_data.dataset_of(input_fn)
+    assert read == []  # (a shuffle buffer is not filled, nor a file opened, to learn the structure)
+    assert [labels.tolist() for _, labels in dataset.as_numpy_iterator()] == [[0, 2], [4, 6], [8, 10]]
+    assert read == [0, 1, 2, 3, 4, 5]
+
+
+def test_an_input_fn_that_cannot_take_an_element_of_no_rows_is_shown_a_real_one():
+    def input_fn():
+        dataset = tf.data.Dataset.from_tensor_slices(np.arange(8, dtype=np.float32)).batch(4)
+        x = tf1_data.make_one_shot_iterator(dataset).get_next()
+        tf.debugging.assert_equal(tf.shape(x)[0], 4)  # eagerly: fails on no rows
+        return {"x": x}, 2 * x
+
+    dataset = tf1_data.dataset_of(input_fn)
+    assert [labels.tolist() for _, labels in dataset.as_numpy_iterator()] == [[0, 2, 4, 6], [8, 10, 12, 14]]
