@@ -14,15 +14,19 @@ named so) and trains the same synthetic batch, so one and two towers'
 final losses are comparable, and the seeds show their spread.
 
 Each run's examples/sec over the steps after `warmup` (both sides), its
-final loss and wall seconds are appended to OUT/matrix.jsonl as it ends
+final loss and wall seconds (and, for the profiled run, its TensorFlow
+profiler trace, copied to OUT/trace_N.xplane.pb for TensorBoard's Profile
+tab here) are appended to OUT/matrix.jsonl as it ends
 and its log's tail to OUT/logs.txt, so a call cut off keeps what finished.
 Prints the table last: ours against the same dtype's Keras figure of this
 call, and two towers against one.
 """
 
+import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -52,26 +56,27 @@ RUNS = {
     "2 towers GPU xla seed 2": TWO_TOWERS + ["--variable_strategy=GPU", "--jit_compile", "--random_seed=2"],
     "2 towers CPU xla": TWO_TOWERS + ["--variable_strategy=CPU", "--jit_compile"],
     "2 towers GPU": TWO_TOWERS + ["--variable_strategy=GPU", "--nojit_compile"],
+    "2 towers GPU profiled": TWO_TOWERS + ["--variable_strategy=GPU", "--profile_steps=200,209"],
 }
-# Most wanted first: the float32 ratios, then bfloat16's, the launch-bound baseline (does XLA pay over two
-# towers?), float16 on one tower, a second seed of each float32 layout (the final losses' spread), evaluation,
-# then float16 over two towers (its loss scaling takes the variable-by-variable update).
+# Most wanted first: the float32 ratios, evaluation and prediction, float16 and bfloat16 on one tower against
+# Keras (the mixed-precision goal), two towers in bfloat16, a profile of ten two-tower steps (its trace comes back
+# in OUT), the second seeds (the final losses' spread), the rest.
 ORDER = [
     ("keras fit", "float32"),
     ("1 tower", "float32"),
     ("2 towers GPU xla", "float32"),
-    ("2 towers CPU xla", "float32"),
+    ("eval 1 tower", "float32"),
+    ("keras fit", "float16"),
+    ("1 tower", "float16"),
     ("keras fit", "bfloat16"),
     ("1 tower", "bfloat16"),
     ("2 towers GPU xla", "bfloat16"),
-    ("2 towers GPU", "float32"),
-    ("keras fit", "float16"),
-    ("1 tower", "float16"),
+    ("2 towers GPU profiled", "float32"),
     ("1 tower seed 2", "float32"),
     ("2 towers GPU xla seed 2", "float32"),
-    ("eval 1 tower", "float32"),
+    ("2 towers CPU xla", "float32"),
     ("2 towers GPU xla", "float16"),
-    ("2 towers CPU xla", "bfloat16"),
+    ("2 towers GPU", "float32"),
 ]
 
 
@@ -108,6 +113,17 @@ def command_of(flags_, dtype):
         f"--dtype={dtype}",
         *flags_,
     ]
+
+
+def keep_traces(command):
+    """Copies the profiler traces a --profile_steps run wrote under its job dir into OUT (flat, so that they
+    come back from the device); returns their names there."""
+    job_dir = next((arg.split("=", 1)[1] for arg in command if arg.startswith("--job_dir=")), None)
+    kept = []
+    for path in glob.glob(os.path.join(job_dir or "/nonexistent", "plugins", "profile", "*", "*.xplane.pb")):
+        kept.append(f"trace_{len(kept)}.xplane.pb")
+        shutil.copy(path, os.path.join(FLAGS.out, kept[-1]))
+    return kept
 
 
 def eval_command():
@@ -152,6 +168,7 @@ def measure(name, dtype, command, timeout):
             record["error"] = str(error)
     if "cifar10_eval_throughput" in out:
         record["eval"] = [line for line in out.splitlines() if line.startswith("cifar10_eval")]
+    record["traces"] = keep_traces(command)
     with open(os.path.join(FLAGS.out, "logs.txt"), "a") as logs:
         logs.write(f"==== {name} {dtype} {' '.join(command[1:])}\n{record}\n{out[-2000:]}\n{err[-6000:]}\n")
     with open(os.path.join(FLAGS.out, "matrix.jsonl"), "a") as matrix:
