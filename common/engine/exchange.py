@@ -25,7 +25,7 @@ import numpy as np
 import tensorflow as tf
 
 from common.devices import precision
-from common.engine import towers
+from common.engine import step_checks, towers
 from common.variables import keras_internals
 
 
@@ -125,6 +125,8 @@ class PackedExchange:
         self._states = {d: [p - self._first_state for p in self._positions[d] if p >= self._first_state
                             and variables.stateful[p - self._first_state].variable.dtype.is_floating]
                         for d in self.devices}  # device -> indexes in variables.stateful of its floating state
+        self._state_packings = {d: Packing.of([variables.stateful[i].variable for i in self._states[d]])
+                                for d in self.devices}
         optimizer = variables.optimizer
         rate = keras_internals.learning_rate_variable(optimizer)
         self._counters = [optimizer.iterations] + ([] if rate is None else [rate])  # read by every device's update
@@ -169,7 +171,7 @@ class PackedExchange:
                                  "compute the loss from the same variables")
             grads.append(layout.pack(outputs.grads))
             new = [outputs.state_updates.get(i, values[self._first_state + i]) for i in self._states[device]]
-            states.append(Packing.of(new).pack(new))
+            states.append(self._state_packings[device].pack(new))
         integer = {i: v for i, v in outputs.state_updates.items()
                    if not self.variables.stateful[i].variable.dtype.is_floating}
         return outputs._replace(grads=[], state_updates=integer, packed_grads=tuple(grads),
@@ -184,15 +186,13 @@ class PackedExchange:
             Returns whether every averaged gradient is finite."""
             layout = self._grads[device]
             averaged = layout.mean(device, grads)
-            finite = tf.reduce_all([tf.reduce_all(tf.math.is_finite(g.values if isinstance(g, tf.IndexedSlices)
-                                                                       else g)) for g in averaged] or [True])
+            finite = step_checks.all_finite(averaged, device)
             state_mean = [towers.mean_on(device, list(buffers)) for buffers in zip(*states)]
-            targets = [stateful[i].variable for i in self._states[device]]
-            for variable, value in zip(targets, Packing.of(targets).unpack(state_mean)):
-                variable.assign(value)
+            for i, value in zip(self._states[device], self._state_packings[device].unpack(state_mean)):
+                stateful[i].variable.assign(value)
             with keras.StatelessScope(state_mapping=list(zip(self._counters, counters))):
                 optimizer.apply(averaged, [trainable[p].api_variable for p in layout.positions])
-            return finite
+            return tf.constant(True) if finite is None else finite
         return apply
 
     def apply(self, passes):

@@ -25,6 +25,16 @@ def nan_unless_finite(loss, grads, device):
     weights; reporting NaN lets the loop stop at that step, the NaN hook name
     it and the checkpoint saver keep the last finite state.
     """
+    finite = all_finite(grads, device)
+    if finite is None:
+        return loss
+    with tf.device(device):
+        return nan_unless(finite, loss)
+
+
+def all_finite(grads, device):
+    """Whether every value of every gradient (None: none; an IndexedSlices: its values) is finite, each
+    checked on its own device and the answers joined on `device`; None when there is no gradient."""
     checks = []
     for grad in grads:
         if grad is not None:
@@ -32,9 +42,9 @@ def nan_unless_finite(loss, grads, device):
             with tf.device(values.device):
                 checks.append(tf.reduce_all(tf.math.is_finite(values)))
     if not checks:
-        return loss
+        return None
     with tf.device(device):
-        return nan_unless(tf.reduce_all(tf.stack(checks)), loss)
+        return tf.reduce_all(tf.stack(checks))
 
 
 def nan_unless(finite, loss):
