@@ -124,8 +124,8 @@ def _batchless(spec):
 
 
 def element_signature(dataset):
-    """The signature a step traced ahead of its loop is traced with: the dataset's element as the loop's
-    iterator gives it (a missing part, such as labels of none, None rather than its NoneTensorSpec)."""
+    """The signature a step traced ahead of its loop is traced with: the dataset's (or an iterator's) element as
+    the loop's iterator gives it (a missing part, such as labels of none, None rather than its NoneTensorSpec)."""
     return tf.nest.map_structure(lambda spec: None if spec.value_type.__name__ == "NoneTensor" else spec,
                                  dataset.element_spec)
 

@@ -59,12 +59,15 @@ class CompiledLoop:
         self.function = function
         self._iterator, self._concrete = lambda: None, None
         self._counts: Dict[int, tf.Tensor] = {}
+        self.has_run = False  # a call has returned: the loop is compiled (for its iterators' signature)
 
     def __call__(self, iterator, num_steps):
+        """A call of no steps reads no input: it traces and compiles the loop (common.engine.first_steps)."""
         if num_steps not in self._counts:
             self._counts[num_steps] = tf.constant(num_steps, tf.int32)
         with inputs.naming_bad_inputs(getattr(iterator, "element_spec", None)):
             steps, exhausted, values = self._callable_for(iterator)(iterator, self._counts[num_steps])
+        self.has_run = True
         return LoopResult(int(steps), bool(exhausted), values)
 
     def trace(self, iterator):
@@ -79,6 +82,21 @@ class CompiledLoop:
             self._concrete = self.function.get_concrete_function(iterator, tf.TensorSpec([], tf.int32))
             self._iterator = weakref.ref(iterator)
         return self._concrete
+
+
+def _first_element(iterator, wanted):
+    """The element of a loop's first step, taken only when a step is `wanted` (a tensor)."""
+    return tf.cond(wanted, iterator.get_next_as_optional, lambda: tf.experimental.Optional.empty(iterator.element_spec))
+
+
+def run_one_step(step, iterator):
+    """LoopResult of step(the iterator's next element), called from Python: (0, exhausted) at the input's end."""
+    try:  # (taken here, not inside the step: a step whose get_next fails could still count itself)
+        batch = next(iterator)
+    except StopIteration:
+        return LoopResult(0, True, {})
+    with inputs.naming_bad_inputs(getattr(iterator, "element_spec", None)):
+        return LoopResult(1, False, step(batch))
 
 
 def make_train_loop(step_fn, value_names, jit_compile=False):
@@ -108,7 +126,7 @@ def make_train_loop(step_fn, value_names, jit_compile=False):
             return steps, go_on, new_values, element
 
         start = (tf.constant(0), tf.constant(True), {name: tf.constant(0.0) for name in value_names},
-                 iterator.get_next_as_optional())
+                 _first_element(iterator, num_steps > 0))
         steps, go_on, values, element = tf.while_loop(more, one_step, start)
         exhausted = tf.logical_and(tf.logical_and(steps < num_steps, go_on), tf.logical_not(element.has_value()))
         return steps, exhausted, values
@@ -121,16 +139,7 @@ def make_fetching_step(step_fn, jit_compile=False):
     (a loop carries only the float32 scalars of make_train_loop), for a step
     at which a hook asks for model_fn's tensors."""
     step = tf.function(step_fn, jit_compile=jit_compile or None, reduce_retracing=True, autograph=False)
-
-    def fetch(iterator):
-        try:  # (taken here, not inside the step: a step whose get_next fails could still count itself)
-            batch = next(iterator)
-        except StopIteration:
-            return LoopResult(0, True, {})
-        with inputs.naming_bad_inputs(getattr(iterator, "element_spec", None)):
-            return LoopResult(1, False, step(batch))
-
-    return fetch
+    return lambda iterator: run_one_step(step, iterator)
 
 
 def make_eval_loop(step_fn, total_names):
@@ -156,7 +165,7 @@ def make_eval_loop(step_fn, total_names):
             return steps, {name: totals[name] + batch_totals[name] for name in total_names}, element
 
         start = (tf.constant(0), {name: tf.constant(0.0, tf.float64) for name in total_names},
-                 iterator.get_next_as_optional())
+                 _first_element(iterator, wanted(0)))
         steps, totals, element = tf.while_loop(more, one_batch, start)
         return steps, tf.logical_and(wanted(steps), tf.logical_not(element.has_value())), totals
 

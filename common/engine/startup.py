@@ -6,7 +6,7 @@ sees whether it is input_fn, tracing model_fn, tracing the compiled loop or comp
 """
 
 import time
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 from absl import logging
 
@@ -43,18 +43,20 @@ class StartupClock:
                      split)
 
 
-def timing_first_call(run: Callable[..., LoopResult], clock: StartupClock, trace: Callable[[], object],
+def timing_first_call(run: Callable[..., LoopResult], clock: StartupClock, trace: Optional[Callable[[], object]],
                       units: Tuple[str, str]) -> Callable[..., LoopResult]:
     """run(...) whose first call is split on `clock`: what came before it ("restoring and starting hooks"),
-    trace() (tracing the loop, without running it) and the first call itself (compiling the traced loop and
-    running its steps; units: the singular and plural of what a step is, ("step", "steps"))."""
+    trace() (tracing the loop, without running it; None: the first call runs the step alone, the loop compiling
+    on a thread: common.engine.first_steps) and the first call itself (compiling what it runs and running its
+    steps; units: the singular and plural of what a step is, ("step", "steps"))."""
 
     def timed(*args):
         if clock.reported:
             return run(*args)
         clock.lap("restoring and starting hooks")
-        trace()
-        clock.lap("tracing the loop")
+        if trace is not None:
+            trace()
+            clock.lap("tracing the loop")
         result = run(*args)
         clock.report(f"compiling and running {result.steps} {units[result.steps != 1]}")
         return result

@@ -21,7 +21,7 @@ import tempfile
 import tensorflow as tf
 from absl import logging
 
-from common.engine import eval_loop, inputs, loops, predict_loop, startup
+from common.engine import eval_loop, first_steps, inputs, loops, predict_loop, startup
 from common.engine.model_builder import ModelBuilder
 from common.engine.step import TowerStep
 from common.estimator import export_run, training_run
@@ -210,10 +210,13 @@ class Estimator:
         loop = parts.loops.get("eval", lambda: loops.make_eval_loop(step, info.totals))
         iterator = iter(dataset)
         info.reset_metrics()
-        run_batches = startup.timing_first_call(lambda count: parts.run_in_scope(loop, iterator, count), clock,
-                                                lambda: parts.run_in_scope(loop.trace, iterator), ("batch", "batches"))
         with signals.saying_what_stops(f"evaluate() of {restored or 'the initial model'}"), \
-                loops.releasing_failed_frames():
+                loops.releasing_failed_frames(), first_steps.FirstStepsWhileCompiling(
+                    loop, step if parts.config.steps_per_loop is None else None, iterator,
+                    first_steps.steps_to_go(dataset, steps)) as calls:
+            trace = None if calls.first_step_alone else (lambda: parts.run_in_scope(loop.trace, iterator))
+            run_batches = startup.timing_first_call(lambda count: parts.run_in_scope(calls, count), clock, trace,
+                                                    ("batch", "batches"))
             try:
                 totals = eval_loop.run(run_batches, user_hooks(hooks, info), RunContext(self.model_dir, ("loss",)),
                                        steps, parts.config.steps_per_loop)

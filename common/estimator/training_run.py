@@ -15,7 +15,7 @@ import os
 import tensorflow as tf
 from absl import logging
 
-from common.engine import inputs, loops, startup, train_loop
+from common.engine import first_steps, inputs, loops, startup, train_loop
 from common.engine import step as step_module
 from common.devices import parameter_servers
 from common.estimator import scheduled_steps
@@ -69,35 +69,39 @@ def _probed_step(parts):
     return parts.loops.get("train step", lambda: tf.function(parts.step.train_step, autograph=False))
 
 
-def _step_runner(parts, iterator, values, clock):
-    """run_steps(count, wanted) for train_loop.run: `count` steps in the compiled
-    loop; when hooks want tensors of model_fn's graph, the last runs alone to
-    fetch them. The first call's start-up is split on `clock`."""
+@contextlib.contextmanager
+def _step_runner(parts, iterator, values, clock, to_go):
+    """A context giving run_steps(count, wanted) for train_loop.run: `count` steps in the compiled loop (with
+    RunConfig's steps_per_loop None, the first steps alone while it compiles, or all `to_go` of a short run:
+    common.engine.first_steps); when hooks want tensors of model_fn's graph, the last runs alone to fetch them.
+    The first call's start-up is split on `clock`."""
     model, step = parts.model, parts.step
+    probe = _probed_step(parts)
     loop = parts.loops.get("train", lambda: loops.make_train_loop(
-        _probed_step(parts) or (lambda batch: step.train_step(batch, model.train_variables)), values,
-        step.compiles_whole_step))
+        probe or (lambda batch: step.train_step(batch, model.train_variables)), values, step.compiles_whole_step))
 
     def fetching_step(named):
         return parts.loops.get(("fetch", named), lambda: loops.make_fetching_step(
             lambda batch: step.train_step(batch, model.train_variables, named), step.compiles_whole_step))
 
-    def run_steps(count, wanted):
-        named = tuple(sorted(set(wanted) - set(values)))
-        if not named:
-            return parts.run_in_scope(loop, iterator, count)
-        before = loops.LoopResult(0, False, {})
-        if count > 1:
-            before = parts.run_in_scope(loop, iterator, count - 1)
-            if before.exhausted or before.steps < count - 1:
-                return before
-        last = parts.run_in_scope(fetching_step(named), iterator)
-        if not last.steps:
-            return before._replace(exhausted=True)
-        return last._replace(steps=before.steps + 1)
+    alone = probe if parts.config.steps_per_loop is None else None  # (calls of steps_per_loop steps, as set)
+    with first_steps.FirstStepsWhileCompiling(loop, alone, iterator, to_go) as calls:
+        def run_steps(count, wanted):
+            named = tuple(sorted(set(wanted) - set(values)))
+            if not named:
+                return parts.run_in_scope(calls, count)
+            before = loops.LoopResult(0, False, {})
+            if count > 1:
+                before = parts.run_in_scope(calls, count - 1)
+                if before.exhausted or before.steps < count - 1:
+                    return before
+            last = parts.run_in_scope(fetching_step(named), iterator)
+            if not last.steps:
+                return before._replace(exhausted=True)
+            return last._replace(steps=before.steps + 1)
 
-    return startup.timing_first_call(run_steps, clock, lambda: parts.run_in_scope(loop.trace, iterator),
-                                     ("step", "steps"))
+        trace = None if calls.first_step_alone else (lambda: parts.run_in_scope(loop.trace, iterator))
+        yield startup.timing_first_call(run_steps, clock, trace, ("step", "steps"))
 
 
 def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners):
@@ -166,10 +170,12 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
                          + run_hooks + default_saver
                          + [x for x in listeners if isinstance(x, Hook)]  # TF1 listeners' begin/end
                          + [signals.StopOnSignalHook(stop_requests, cluster_stop)])
-            runner = scheduled_steps.step_runner(parts, input_fn, values) if scheduling else _step_runner(
-                parts, iterator, values, clock)
-            with parts.cluster.reporting_lost_workers() if scheduling else contextlib.nullcontext():
-                final_loss = train_loop.run(runner, lambda: int(model.global_step.numpy()), all_hooks, context,
+            runner = contextlib.nullcontext(scheduled_steps.step_runner(parts, input_fn, values)) if scheduling \
+                else _step_runner(parts, iterator, values, clock, first_steps.steps_to_go(
+                    dataset, steps if max_steps is None else max_steps - start))
+            with runner as run_steps, \
+                    parts.cluster.reporting_lost_workers() if scheduling else contextlib.nullcontext():
+                final_loss = train_loop.run(run_steps, lambda: int(model.global_step.numpy()), all_hooks, context,
                                             config.steps_per_loop)
     except signals.TrainingInterrupted as stopped:
         if scheduling:  # the serving tasks end with the chief, saying why
@@ -177,7 +183,7 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
         raise
     finally:
         writer.close()
-        iterator = input_state = runner = None  # (nothing this frame keeps holds the input: see loops)
+        iterator = input_state = runner = run_steps = None  # (nothing this frame keeps holds the input: see loops)
     if scheduling:
         parts.cluster.finish(model_dir, f"training ended at global step {int(model.global_step.numpy())}")
     logging.info("Loss for final step: %s.", final_loss)

@@ -60,6 +60,27 @@ def test_eval_loop_sums_totals_and_a_negative_count_runs_to_the_end():
     assert totals["sum"].dtype == tf.float64
 
 
+def test_a_call_of_no_steps_compiles_the_loop_and_reads_no_input():
+    total = tf.Variable(0, dtype=tf.int64)
+    train = loops.make_train_loop(counting_step(total), ("loss", "batch"))
+    evaluate = loops.make_eval_loop(lambda batch: {"sum": tf.cast(batch, tf.float64)}, ("sum",))
+    numbers = iter(tf.data.Dataset.range(1, 100, output_type=tf.int64))
+    assert not train.has_run
+    assert train(numbers, 0) == (0, False, train(numbers, 0).values) and train.has_run
+    assert evaluate(numbers, 0).steps == 0 and int(total.numpy()) == 0
+    ran, _, values = train(numbers, 2)
+    assert int(ran) == 2 and float(values["batch"]) == 2.0  # the input starts at its first element
+    assert float(evaluate(numbers, 1).values["sum"]) == 3.0
+
+
+def test_one_step_runs_the_step_on_the_next_element_and_says_when_the_input_ended():
+    total = tf.Variable(0, dtype=tf.int64)
+    step = tf.function(counting_step(total), autograph=False)
+    numbers = iter(tf.data.Dataset.range(4, 6, output_type=tf.int64))
+    assert [float(loops.run_one_step(step, numbers).values["batch"]) for _ in range(2)] == [4.0, 5.0]
+    assert loops.run_one_step(step, numbers) == (0, True, {}) and int(total.numpy()) == 9
+
+
 def test_a_loop_looks_its_trace_up_once_per_iterator_and_frees_a_finished_one():
     def summing_step(batch):
         return {"loss": tf.constant(1.0), "batch": tf.cast(tf.reduce_sum(batch), tf.float32)}
