@@ -65,14 +65,16 @@ class FirstStepsWhileCompiling:
     """A context giving run(count) -> loops.LoopResult for the calls of one run over `iterator`: one step
     through `step` (the tf.function `loop`, a CompiledLoop, calls, traced for the iterator's elements) per call
     until `loop`, compiling on a thread from the first call, has compiled; then `loop`, `count` steps. A run
-    with at most FEW_STEPS `to_go` (steps_to_go) runs all its steps alone. With no `step`, a loop that has run
-    before, or functions run eagerly, the loop from the first call. Leaving the context waits for the thread;
+    with at most FEW_STEPS `to_go` (steps_to_go) runs all its steps alone. With no `step`, a steps_per_loop set
+    (RunConfig's: calls of that many steps, as asked), a loop that has run before, or functions run eagerly, the
+    loop from the first call. Leaving the context waits for the thread;
     left without an error, raises what compiling raised."""
 
-    def __init__(self, loop, step, iterator, to_go=None):
+    def __init__(self, loop, step, iterator, to_go=None, steps_per_loop=None):
         self._loop, self._step, self._iterator = loop, step, iterator
         self._compiling = None
-        self._direct = step is None or loop.has_run or tf.config.functions_run_eagerly()
+        self._direct = (step is None or steps_per_loop is not None or loop.has_run
+                        or tf.config.functions_run_eagerly())
         self._alone = not self._direct and to_go is not None and to_go <= FEW_STEPS
 
     @property

@@ -212,8 +212,8 @@ class Estimator:
         info.reset_metrics()
         with signals.saying_what_stops(f"evaluate() of {restored or 'the initial model'}"), \
                 loops.releasing_failed_frames(), first_steps.FirstStepsWhileCompiling(
-                    loop, step if parts.config.steps_per_loop is None else None, iterator,
-                    first_steps.steps_to_go(dataset, steps)) as calls:
+                    loop, step, iterator, first_steps.steps_to_go(dataset, steps),
+                    parts.config.steps_per_loop) as calls:
             trace = None if calls.first_step_alone else (lambda: parts.run_in_scope(loop.trace, iterator))
             run_batches = startup.timing_first_call(lambda count: parts.run_in_scope(calls, count), clock, trace,
                                                     ("batch", "batches"))

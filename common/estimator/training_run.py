@@ -84,8 +84,7 @@ def _step_runner(parts, iterator, values, clock, to_go):
         return parts.loops.get(("fetch", named), lambda: loops.make_fetching_step(
             lambda batch: step.train_step(batch, model.train_variables, named), step.compiles_whole_step))
 
-    alone = probe if parts.config.steps_per_loop is None else None  # (calls of steps_per_loop steps, as set)
-    with first_steps.FirstStepsWhileCompiling(loop, alone, iterator, to_go) as calls:
+    with first_steps.FirstStepsWhileCompiling(loop, probe, iterator, to_go, parts.config.steps_per_loop) as calls:
         def run_steps(count, wanted):
             named = tuple(sorted(set(wanted) - set(values)))
             if not named:

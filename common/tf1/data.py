@@ -48,13 +48,13 @@ class Iterator:
         if element is not _NOT_MAPPING:
             return element
         if tf.inside_function():  # dataset_of's first look inside a tf.function (a parameter-server worker's
-            return tf.nest.map_structure(_empty, self._dataset.element_spec)  # dataset): the structure is read
+            return self._no_rows()  # dataset): the structure is read
         if not tf.executing_eagerly():  # input_fn built in a TF1 graph (common.tf1.graph_input): TF1's iterator
             if self._graph_iterator is None:
                 self._graph_iterator = tf.compat.v1.data.make_one_shot_iterator(self._dataset)
             return self._graph_iterator.get_next(name)
         if _STRUCTURE_ONLY.get():  # dataset_of's first look: an element's structure, not its values
-            return tf.nest.map_structure(_empty, self._dataset.element_spec)
+            return self._no_rows()
         first = self._eager is None
         if first:
             self._eager = iter(self._dataset)
@@ -67,7 +67,11 @@ class Iterator:
             # dataset that holds nothing, as TF1 notebooks did with an empty file pattern: tensors of no rows
             logging.warning("get_next(): the dataset holds no element; giving empty tensors of its element's "
                             "shapes, as TF1's graph tensors were only shapes until run")
-            return tf.nest.map_structure(_empty, self._dataset.element_spec)
+            return self._no_rows()
+
+    def _no_rows(self):
+        """An element of the dataset's structure with no rows."""
+        return tf.nest.map_structure(_empty, self._dataset.element_spec)
 
 
 def _empty(spec):

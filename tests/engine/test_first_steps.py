@@ -88,6 +88,7 @@ def test_a_loop_that_has_run_or_functions_run_eagerly_take_the_loop_from_the_fir
     with FirstStepsWhileCompiling(loop, step, numbers) as calls:
         assert not calls.first_step_alone and calls(3).steps == 3
     assert FirstStepsWhileCompiling(loop.loop, None, numbers).first_step_alone is False  # no step to run alone
+    assert not FirstStepsWhileCompiling(_counting_run()[2], step, numbers, steps_per_loop=5).first_step_alone
     tf.config.run_functions_eagerly(True)
     try:
         assert not FirstStepsWhileCompiling(_counting_run()[2], step, numbers).first_step_alone
