@@ -112,4 +112,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(cli.reporting_errors(main, input_fn.MnistDataError))
+    app.run(cli.reporting_errors(main, input_fn.DataFileError))

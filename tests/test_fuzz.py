@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from cifar10 import generate_cifar10_tfrecords as generator
 from cifar10.input_fn import CifarDataError
-from mnist import input_fn
+from common.state import idx_files
 from tests import cifar_files
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -26,8 +26,8 @@ def _mutate(data, edits):
 
 def _parse_idx(data):
     try:
-        array = input_fn.parse_idx(data, "fuzz")
-    except input_fn.MnistDataError:
+        array = idx_files.parse_idx(data, "fuzz")
+    except idx_files.DataFileError:
         return
     assert isinstance(array, np.ndarray)
 
@@ -58,8 +58,8 @@ def test_idx_gz_random_bytes(tmp_path_factory, data):
     path = tmp_path_factory.mktemp("fuzz") / "x-idx1-ubyte.gz"
     path.write_bytes(gzip.compress(data) if len(data) % 2 else data)
     try:
-        input_fn.read_idx(str(path))
-    except input_fn.MnistDataError:
+        idx_files.read_idx(str(path))
+    except idx_files.DataFileError:
         pass
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cifar10 import generate_cifar10_tfrecords as generator
-from mnist import input_fn
+from common.state import idx_files
 from tests import ROOT, cifar_files
 
 
@@ -37,9 +37,9 @@ def mnist_run(tmp_path_factory):
     data_dir.mkdir()
     rng = np.random.RandomState(0)
     for prefix, count in (("train", 200), ("t10k", 50)):
-        input_fn.write_idx(str(data_dir / f"{prefix}-images-idx3-ubyte.gz"),
+        idx_files.write_idx(str(data_dir / f"{prefix}-images-idx3-ubyte.gz"),
                            rng.randint(0, 256, (count, 28, 28)).astype(np.uint8))
-        input_fn.write_idx(str(data_dir / f"{prefix}-labels-idx1-ubyte.gz"), (np.arange(count) % 10).astype(np.uint8))
+        idx_files.write_idx(str(data_dir / f"{prefix}-labels-idx1-ubyte.gz"), (np.arange(count) % 10).astype(np.uint8))
     result = run("mnist.main", f"--data_dir={data_dir}", f"--model_dir={model_dir}", "--train_steps=5",
                  "--train_batch_size=20", "--eval_batch_size=25", "--steps_per_loop=5")
     assert result.returncode == 0, result.stderr[-3000:]
@@ -70,7 +70,7 @@ def test_mnist_bad_idx_header_is_named_and_changes_nothing(mnist_run, tmp_path):
     broken.mkdir()
     for name in os.listdir(data_dir):
         (broken / name).write_bytes((data_dir / name).read_bytes())
-    input_fn.write_idx(str(broken / "t10k-labels-idx1-ubyte.gz"), np.zeros(49, np.uint8))
+    idx_files.write_idx(str(broken / "t10k-labels-idx1-ubyte.gz"), np.zeros(49, np.uint8))
     before = snapshot(model_dir)
     result = run("mnist.main", f"--data_dir={broken}", f"--model_dir={model_dir}", "--train_steps=10")
     assert result.returncode == 1
