@@ -1,4 +1,4 @@
-"""tf.contrib.learn's run surface for tf.estimator programs: Experiment, learn_runner.run, RunConfig, maybe_download.
+"""tf.contrib.learn's run surface for tf.estimator programs: Experiment, learn_runner.run, RunConfig, datasets.
 
 Before train_and_evaluate (TensorFlow 1.4), tf.estimator programs ran
 through tf.contrib.learn: an experiment_fn(run_config, hparams) built an
@@ -13,14 +13,13 @@ Experiment did, its export strategies exporting after the evaluations),
 """
 
 import inspect
-import os
-import urllib.request
 
 from absl import logging
 
 from common.estimator.run_config import USE_DEFAULT
 from common.export import exporters, receivers
 from common.estimator.run_config import RunConfig as _RunConfig
+from common.tf1 import learn_datasets as datasets  # noqa: F401 -- contrib.learn.datasets, reached as learn.datasets
 from common.training import evaluator, train_eval
 
 
@@ -179,20 +178,3 @@ def run(experiment_fn, output_dir=None, schedule=None, run_config=None, hparams=
                          "train_and_evaluate, continuous_eval, run_std_server, test")
     logging.info("Running the experiment's %s schedule", schedule)
     return method()
-
-
-def maybe_download(filename, work_directory, source_url):
-    """work_directory/filename, downloaded from source_url only when it is not there already."""
-    path = os.path.join(work_directory, filename)
-    if os.path.exists(path):
-        return path
-    os.makedirs(work_directory, exist_ok=True)
-    logging.info("Downloading %s to %s", source_url, path)
-    temp = path + ".part"
-    try:
-        urllib.request.urlretrieve(source_url, temp)
-    except OSError as error:
-        raise OSError(f"maybe_download: {filename} is not in {work_directory} and {source_url} could not be "
-                      f"fetched ({error}); put the file there") from error
-    os.replace(temp, path)
-    return path

@@ -128,7 +128,8 @@ class GoneImport:
     bound: Tuple[str, ...] = ()  # the local names its gone modules' part binds
 
 
-GONE_MODULES = ("tensorflow.contrib", "tensorflow.estimator", "tensorflow_estimator")  # not in TensorFlow 2.21
+# Not in TensorFlow 2.21 (tensorflow.examples held TF1's tutorials' readers, e.g. mnist's input_data).
+GONE_MODULES = ("tensorflow.contrib", "tensorflow.estimator", "tensorflow_estimator", "tensorflow.examples")
 
 
 def _is_gone(module):

@@ -72,6 +72,16 @@ TF1_COLUMN_CLASSES = {"_NumericColumn": "NumericColumn", "_BucketizedColumn": "B
                       "_SequenceCategoricalColumn": "SequenceCategoricalColumn"}
 
 
+# tf.contrib.learn.datasets and its modules, and TF1's MNIST tutorial reader: all are common.tf1.learn_datasets.
+LEARN_DATASETS_MODULES = tuple(
+    prefix + suffix for prefix in ("tf.contrib.learn.datasets", "tf.contrib.learn.python.learn.datasets")
+    for suffix in ("", ".base", ".mnist")) + ("tf.examples.tutorials.mnist.input_data",)
+LEARN_DATASETS_NAMES = ("Dataset", "Datasets", "DataSet", "DATASETS", "load_dataset", "load_csv_with_header",
+                        "load_csv_without_header", "shrink_csv", "load_iris", "load_boston", "maybe_download",
+                        "dense_to_one_hot", "extract_images", "extract_labels", "read_data_sets", "load_mnist",
+                        "DEFAULT_SOURCE_URL")
+
+
 def _renames():
     renames = {}
     for prefix in ESTIMATOR_PREFIXES:
@@ -157,8 +167,9 @@ def _renames():
         renames[module + "_DEFAULT_UID_WHITE_LIST"] = "common.training.learn.DEFAULT_UID_WHITE_LIST"
     for module in ("tf.contrib.learn.learn_runner.", "tf.contrib.learn.python.learn.learn_runner."):
         renames[module + "run"] = "common.training.learn.run"
-    for module in ("tf.contrib.learn.datasets.base.", "tf.contrib.learn.python.learn.datasets.base."):
-        renames[module + "maybe_download"] = "common.training.learn.maybe_download"
+    for module in LEARN_DATASETS_MODULES:  # (contrib.learn.datasets, its base and mnist, the MNIST tutorial's reader)
+        for name in LEARN_DATASETS_NAMES:
+            renames[module + "." + name] = "common.tf1.learn_datasets." + name
     for module in ("tf.contrib.learn.", "tf.contrib.learn.utils.saved_model_export_utils.",
                    "tf.contrib.learn.python.learn.utils.saved_model_export_utils."):
         renames[module + "make_export_strategy"] = "common.training.learn.make_export_strategy"
@@ -222,6 +233,7 @@ RENAMES = _renames()
 MODULE_RENAMES = {"tf.contrib.layers": "common.tf1.contrib", "tf.contrib.lookup": "common.tf1.contrib",
                   "tf.contrib.rnn": "common.tf1.rnn_cell", "tf.contrib.crf": "common.tf1.crf",
                   "tf.contrib.learn": "common.training.learn",
+                  **{module: "common.tf1.learn_datasets" for module in LEARN_DATASETS_MODULES},
                   "tf.contrib.predictor": "common.tf1.predictor", "tf.contrib.slim": "common.tf1.slim",
                   "tf.contrib.slim.python.slim": "common.tf1.slim"}
 

@@ -104,12 +104,13 @@ def _gone_import(statement, lines, unconverted):
     leave a NameError for later; kept, the program stops at the import that names the module)."""
     left = sorted(set(statement.bound) & unconverted)
     if left and not statement.guarded:
-        return None, Change(statement.start[0], statement.start[1], f"kept this import of tensorflow.contrib or "
-                            f"tf.estimator's module: {', '.join(left)} it binds still have uses with no counterpart "
-                            "here (the ERROR lines); it fails until they are replaced", refused=True)
+        return None, Change(statement.start[0], statement.start[1], "kept this import of tensorflow.contrib, "
+                            f"tf.estimator or tensorflow.examples: {', '.join(left)} it binds still have uses with no "
+                            "counterpart here (the ERROR lines); it fails until they are replaced", refused=True)
     return _gone_import_removal(statement, lines), Change(
-        statement.start[0], statement.start[1], "removed the import of tensorflow.contrib or tf.estimator's module "
-        "(TensorFlow 2.21 has neither): its names are rewritten below, or reported as ERROR")
+        statement.start[0], statement.start[1], "removed the import of tensorflow.contrib, tf.estimator or "
+        "tensorflow.examples (TensorFlow 2.21 has none of them): its names are rewritten below, or reported as "
+        "ERROR")
 
 
 def _gone_import_removal(statement, lines):

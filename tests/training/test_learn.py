@@ -1,4 +1,4 @@
-"""tf.contrib.learn's Experiment, learn_runner.run, RunConfig and maybe_download on this project's Estimator."""
+"""tf.contrib.learn's Experiment, learn_runner.run and RunConfig on this project's Estimator."""
 
 import os
 import types
@@ -99,15 +99,6 @@ def test_contribs_run_config_keeps_its_settings_and_defaults():
     assert (config.model_dir, config.tf_random_seed, config.keep_checkpoint_max) == ("/tmp/x", 3, 2)
     assert (config.save_checkpoints_secs, config.save_checkpoints_steps) == (600, None)
     assert learn.RunConfig(save_checkpoints_steps=7).save_checkpoints_secs is None
-
-
-def test_maybe_download_takes_a_local_file_and_names_what_it_could_not_fetch(tmp_path):
-    (tmp_path / "data.bin").write_bytes(b"local")
-    assert learn.maybe_download("data.bin", str(tmp_path), "http://unused.invalid/data.bin") == \
-        str(tmp_path / "data.bin")
-    with pytest.raises(OSError, match="missing.bin is not in .* could not be fetched"):
-        learn.maybe_download("missing.bin", str(tmp_path), (tmp_path / "nowhere" / "missing.bin").as_uri())
-    assert not (tmp_path / "missing.bin.part").exists()
 
 
 def test_contribs_run_config_is_a_class_programs_subclass_and_replace_keeps_the_subclass(tmp_path):

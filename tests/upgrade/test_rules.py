@@ -380,8 +380,8 @@ def test_imports_of_tensorflow_contrib_are_taken_out_and_their_uses_rewritten_or
                     "n = trt.create_inference_graph(x)"]
     compile(new, "upgraded", "exec")
     assert [c.message for c in changes if c.refused] == [
-        "kept this import of tensorflow.contrib or tf.estimator's module: trt it binds still have uses with no "
-        "counterpart here (the ERROR lines); it fails until they are replaced",
+        "kept this import of tensorflow.contrib, tf.estimator or tensorflow.examples: trt it binds still have uses "
+        "with no counterpart here (the ERROR lines); it fails until they are replaced",
         "trt.create_inference_graph: tf.contrib is gone since TensorFlow 2.0; find the op in core TensorFlow or Keras"]
     assert sum("removed the import of tensorflow.contrib" in c.message for c in changes) == 2
 
@@ -493,6 +493,30 @@ def test_contrib_learn_and_data_map_onto_their_tf_2_homes():
                      "common.tf1.contrib.batch_and_drop_remainder(4)", "common.tf1.contrib.batch_norm(dataset",
                      "common.training.learn.Experiment(None", "common.training.learn.run(experiment_fn",
                      'common.training.learn.RunConfig(model_dir="m")'):
+        assert expected in new, expected
+
+
+def test_tf1_tutorials_mnist_reader_and_contrib_learns_datasets_map_however_they_are_imported():
+    new, changes = upgrade('''\
+        import numpy as np
+        import tensorflow as tf
+        from tensorflow.contrib import learn
+        from tensorflow.examples.tutorials.mnist import input_data
+        from tensorflow.contrib.learn.python.learn.datasets import base
+
+        mnist = input_data.read_data_sets("MNIST_data/", one_hot=True)
+        layers_tutorial = tf.contrib.learn.datasets.load_dataset("mnist")
+        iris = base.load_csv_with_header("iris.csv", target_dtype=np.int32, features_dtype=np.float32)
+        more = learn.datasets.mnist.read_data_sets("MNIST-data")
+        ''')
+    assert not [c for c in changes if c.refused]
+    compile(new, "upgraded", "exec")
+    for expected in ("# from tensorflow.examples.tutorials.mnist import input_data",
+                     "# from tensorflow.contrib.learn.python.learn.datasets import base",
+                     'mnist = common.tf1.learn_datasets.read_data_sets("MNIST_data/", one_hot=True)',
+                     'common.tf1.learn_datasets.load_dataset("mnist")',
+                     'common.tf1.learn_datasets.load_csv_with_header("iris.csv"',
+                     'common.tf1.learn_datasets.read_data_sets("MNIST-data")'):
         assert expected in new, expected
 
 
