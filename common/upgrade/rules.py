@@ -15,7 +15,7 @@ import importlib.util
 import re
 import tokenize
 
-from common.upgrade import aliases, idioms, positions, scopes, tf_names
+from common.upgrade import aliases, idioms, numpy_names, positions, scopes, tf_names
 from common.upgrade.idioms import Change
 from common.upgrade.renames import (KERAS_PREFIXES, MODULE_RENAMES, REMOVED_CALLS, RENAMES, TF1_MEANINGS,
                                      UNSUPPORTED)
@@ -269,6 +269,9 @@ def upgrade_source(source, tf1_tree=False):
     tensorflow_aliases = aliases.tensorflow_aliases(tree)
     tokens = positions.tokens_of(source)
     edits, changes = idioms.rewrites(tree, lines)  # edits: (start (row, col), end (row, col), text)
+    numpy_edits, numpy_changes = numpy_names.rewrites(tree, lines)
+    edits.extend(numpy_edits)
+    changes.extend(numpy_changes)
     names = _tensorflow_names(source, tree, lines, tokens, tensorflow_aliases)
     tf1_program = tf1_tree or _is_tf1_program([name for name, _, _ in names], tensorflow_aliases)
     for statement in aliases.estimator_imports(tree, lines):
