@@ -320,9 +320,6 @@ def _apply(source, edits):
     return text
 
 
-_IMPORT_OF_TF = re.compile(r"^(import tensorflow\b|from tensorflow\b)", re.M)
-
-
 def _modules_for(new_names):
     """The imports the new names need: common, and the submodules that
     `import common` does not bring (common.hooks, common.tf1.*): for each
@@ -349,18 +346,33 @@ def _is_module(dotted):
 
 
 def _add_imports(source, modules):
-    """Adds `import <module>` for each module not imported yet, before the first
-    TensorFlow import (common sets TensorFlow's kernel options), or at the top."""
+    """Adds `import <module>` for each module not imported yet, before the first top-level statement that
+    imports TensorFlow (common sets TensorFlow's kernel options) or uses a name the upgrade wrote (a program
+    may read MNIST before it imports TensorFlow), else after the docstring and `from __future__` imports."""
     wanted = [m for m in modules if not re.search(rf"^import {re.escape(m)}\s*$", source, re.M)]
     if not wanted:
         return source, []
     first_line = source.split("\n", 1)[0]
     newline = "\r\n" if first_line.endswith("\r") else "\n"  # a CRLF file stays CRLF
     block = "".join(f"import {module}{newline}" for module in wanted)
-    match = _IMPORT_OF_TF.search(source)
-    at = match.start() if match else _after_docstring_and_future(source)
+    at = _after_docstring_and_future(source)
+    first = next((node for node in ast.parse(source).body if _imports_tensorflow_or_uses_common(node)), None)
+    if first is not None:
+        row = min([first.lineno] + [d.lineno for d in getattr(first, "decorator_list", ())])
+        at = max(at, positions.offset_of(source)((row, 0)))
     line = source.count("\n", 0, at) + 1
     return source[:at] + block + source[at:], [Change(line, 0, f"added import {module}") for module in wanted]
+
+
+def _imports_tensorflow_or_uses_common(statement):
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name) and node.id == "common":
+            return True
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "tensorflow" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "tensorflow":
+            return True
+    return False
 
 
 def _after_docstring_and_future(source):

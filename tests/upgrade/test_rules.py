@@ -520,6 +520,31 @@ def test_tf1_tutorials_mnist_reader_and_contrib_learns_datasets_map_however_they
         assert expected in new, expected
 
 
+def test_added_imports_come_before_a_top_level_use_that_precedes_the_tensorflow_import():
+    new, _ = upgrade('''\
+        """Reads MNIST first, as tutorials copied from one popular repository did."""
+        from __future__ import print_function
+
+        # Import MNIST data
+        from tensorflow.examples.tutorials.mnist import input_data
+        mnist = input_data.read_data_sets("/tmp/data/", one_hot=False)
+
+        import tensorflow as tf
+        ''')
+    assert new == textwrap.dedent('''\
+        """Reads MNIST first, as tutorials copied from one popular repository did."""
+        from __future__ import print_function
+
+        # Import MNIST data
+        # from tensorflow.examples.tutorials.mnist import input_data
+        import common
+        import common.tf1.learn_datasets
+        mnist = common.tf1.learn_datasets.read_data_sets("/tmp/data/", one_hot=False)
+
+        import tensorflow as tf
+        ''')
+
+
 def test_the_official_examples_device_setter_and_tower_stacking_names_map():
     new, changes = upgrade('''\
         import tensorflow as tf
