@@ -142,7 +142,17 @@ def _pruned(graph_function, tensors, features):
     names = sorted(tensors)
     pruned = graph_function.prune(feeds=[tensors[n] for n in names], fetches=features)
     specs = {n: tf.TensorSpec(tensors[n].shape, tensors[n].dtype, name=n) for n in names}
-    return SignatureInputs(specs, lambda received: pruned(*[received[n] for n in names]))
+    shapes = tf.nest.map_structure(lambda feature: feature.shape, features)
+
+    def features_of(received):
+        """The features, with the static shapes the receiver gave them: pruning rebuilds the graph from its ops,
+        and a shape set with set_shape (an image decoded to [None, None, None, 1]) is no op."""
+        found = pruned(*[received[n] for n in names])
+        tf.nest.map_structure(lambda feature, shape: feature.set_shape(shape) if isinstance(feature, tf.Tensor)
+                              else None, found, shapes)
+        return found
+
+    return SignatureInputs(specs, features_of)
 
 
 def serving_inputs(serving_input_receiver_fn):

@@ -9,6 +9,7 @@ import tensorflow as tf
 from tensorflow.core.protobuf import saved_model_pb2
 
 import common
+from common.export import receivers
 from tests import models
 
 FEATURES, LABELS = models.blobs(128)
@@ -122,3 +123,19 @@ def test_export_outputs_that_cannot_be_served_are_refused_by_name(trained, tmp_p
     with pytest.raises(ValueError, match=message):
         est.export_saved_model(str(tmp_path), common.build_parsing_serving_input_receiver_fn(FEATURE_SPEC))
     assert os.listdir(tmp_path) == []
+
+
+def test_a_shape_the_receiver_set_reaches_model_fn_after_pruning():
+    def png_receiver():  # a TF1 program's: decoded images have no static channels until set_shape says 1
+        pngs = tf.compat.v1.placeholder(tf.string, [None], name="pngs")
+        images = tf.compat.v1.map_fn(lambda png: tf.image.decode_image(png, channels=1), pngs, dtype=tf.uint8)
+        images.set_shape([None, None, None, 1])
+        resized = tf.compat.v1.image.resize_images(tf.cast(images, tf.float32), [4, 4])
+        return common.ServingInputReceiver({"x": resized}, {"pngs": pngs})
+
+    inputs = receivers.serving_inputs(png_receiver)[receivers.DEFAULT_SIGNATURE]
+    traced = tf.function(inputs.features_fn).get_concrete_function({"pngs": inputs.specs["pngs"]})
+    assert traced.structured_outputs["x"].shape.as_list() == [None, 4, 4, 1]
+    png = tf.io.encode_png(tf.fill([4, 4, 1], tf.constant(200, tf.uint8)))
+    served = inputs.features_fn({"pngs": tf.stack([png, png])})["x"]
+    assert served.shape == (2, 4, 4, 1) and float(tf.reduce_min(served)) == 200.0
