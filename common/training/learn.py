@@ -20,6 +20,7 @@ from common.estimator.run_config import USE_DEFAULT
 from common.export import exporters, receivers
 from common.estimator.run_config import RunConfig as _RunConfig
 from common.tf1 import learn_datasets as datasets  # noqa: F401 -- contrib.learn.datasets, reached as learn.datasets
+from common.tf1.learn_datasets import maybe_download  # noqa: F401 -- where earlier upgrades wrote it
 from common.training import evaluator, train_eval
 
 

@@ -101,6 +101,11 @@ def test_contribs_run_config_keeps_its_settings_and_defaults():
     assert learn.RunConfig(save_checkpoints_steps=7).save_checkpoints_secs is None
 
 
+def test_maybe_download_is_still_where_earlier_upgrades_wrote_it(tmp_path):
+    (tmp_path / "data.bin").write_bytes(b"local")
+    assert learn.maybe_download("data.bin", str(tmp_path), "http://unused.invalid/x") == str(tmp_path / "data.bin")
+
+
 def test_contribs_run_config_is_a_class_programs_subclass_and_replace_keeps_the_subclass(tmp_path):
     class RunConfig(learn.RunConfig):  # the official CIFAR-10 example's own subclass
         def uid(self, whitelist=None):
