@@ -68,15 +68,16 @@ def configure(cpu_towers=0, split_gpu=0, split_gpu_memory_mb=0, num_intra_thread
     tf.debugging.set_log_device_placement(log_device_placement)
 
 
-def set_verbosity(level):
+def set_verbosity(v):
     """tf.compat.v1.logging.set_verbosity for this project's log lines too.
 
     The framework logs through absl (loss, steps/sec, checkpoints), which a
     plain script, not run by absl.app, leaves at WARNING; TF1 programs asked
-    for INFO through TensorFlow's logger. This sets both (level: a Python
-    logging level, as tf.compat.v1.logging.INFO is, or its name, "INFO", as
-    TF1's logger also took).
+    for INFO through TensorFlow's logger. This sets both (v, TF1's name for
+    it: a Python logging level, as tf.compat.v1.logging.INFO is, or its name,
+    "INFO", as TF1's logger also took).
     """
+    level = v
     if isinstance(level, str):
         named = logging.getLevelName(level.upper())
         if not isinstance(named, int):

@@ -22,6 +22,7 @@ towers' values concatenated along the first (batch) axis, tower 0's for a
 scalar that is not floating.
 """
 
+import os
 import time
 
 import tensorflow as tf
@@ -175,3 +176,22 @@ class RateHook(PeriodicHook):
         raise NotImplementedError
 
 
+class HookWriter:
+    """Where a TF1 hook's output_dir / summary_writer arguments send its summaries: the writer given, else a
+    writer of its own for an output_dir other than the model dir (closed at the hook's end), else the run's
+    (None where the run writes no events)."""
+
+    def __init__(self, output_dir=None, summary_writer=None):
+        self._output_dir, self._given = output_dir, summary_writer
+        self.writer = None
+
+    def open(self, context):
+        self.writer = self._given or context.summary_writer
+        if self._given is None and self._output_dir and \
+                os.path.abspath(self._output_dir) != os.path.abspath(context.model_dir):
+            self.writer = tf.summary.create_file_writer(self._output_dir)
+        return self.writer
+
+    def close(self, context):
+        if self.writer is not None and self.writer is not self._given and self.writer is not context.summary_writer:
+            self.writer.close()

@@ -6,8 +6,9 @@ import time
 import numpy as np
 from absl import logging
 
-from common.hooks.protocol import Hook, RateHook, value_name
+from common.hooks.protocol import Hook, HookWriter, RateHook, value_name
 from common.hooks.triggers import Trigger
+from common.state import summaries
 
 
 class LoggingTensorHook(Hook):
@@ -113,16 +114,27 @@ class ExamplesPerSecondHook(RateHook):
 
 class StepCounterHook(RateHook):
     """Logs and records `global_step/sec` (as TF1's: from the first step of a run,
-    every N steps after the last report)."""
+    every N steps after the last report), in the model dir's events or, as TF1's
+    arguments say, output_dir's or summary_writer's."""
 
     aligned = False
 
-    def __init__(self, every_n_steps=100, every_n_secs=None, clock=time.time):
+    def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None, clock=time.time):
         super().__init__(every_n_steps, every_n_secs, clock)
+        self._hook_writer = HookWriter(output_dir, summary_writer)
+
+    def begin(self, context):
+        super().begin(context)
+        self._hook_writer.open(context)
+
+    def end(self, step, context):
+        super().end(step, context)
+        self._hook_writer.close(context)
 
     def _report(self, step, seconds, steps, context):
         logging.info("global_step/sec: %g", steps / seconds)
-        context.write_scalars(step, {"global_step/sec": steps / seconds})
+        if self._hook_writer.writer is not None:
+            summaries.write_scalars(self._hook_writer.writer, step, {"global_step/sec": steps / seconds})
 
 
 class ProgressHook(RateHook):

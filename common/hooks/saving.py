@@ -1,14 +1,12 @@
 """Hooks that write the run down: checkpoints, summaries, hyperparameters."""
 
 import math
-import os
 import time
 
 import numpy as np
-import tensorflow as tf
 from absl import logging
 
-from common.hooks.protocol import Hook, PeriodicHook, value_name
+from common.hooks.protocol import Hook, HookWriter, PeriodicHook, value_name
 from common.hooks.signals import STOP_VALUE
 from common.hooks.triggers import Trigger
 from common.state import summaries
@@ -95,7 +93,7 @@ class SummarySaverHook(PeriodicHook):
         self._names = tuple(names) if names else None
         ops = summary_op if isinstance(summary_op, (list, tuple)) else [summary_op] if summary_op is not None else []
         self._summary_ops = tuple(value_name(op) for op in ops)
-        self._output_dir, self._own_writer = output_dir, summary_writer
+        self._hook_writer = HookWriter(output_dir, summary_writer)
 
     def begin(self, context):
         if self._summary_ops:  # TF1's hook of one summary op writes that alone
@@ -106,10 +104,7 @@ class SummarySaverHook(PeriodicHook):
             self._names = self._names or tuple(offered)
             self._summary_tensors = context.summary_tensors
         self._context = context
-        self._writer = self._own_writer or context.summary_writer
-        if self._own_writer is None and self._output_dir and \
-                os.path.abspath(self._output_dir) != os.path.abspath(context.model_dir):
-            self._writer = tf.summary.create_file_writer(self._output_dir)
+        self._writer = self._hook_writer.open(context)
 
     def before_step(self, step):
         if not self._summary_tensors:
@@ -122,9 +117,7 @@ class SummarySaverHook(PeriodicHook):
 
     def end(self, step, context):
         super().end(step, context)
-        if self._writer is not None and self._writer is not self._own_writer \
-                and self._writer is not context.summary_writer:
-            self._writer.close()  # the one it made for its output_dir
+        self._hook_writer.close(context)
 
     def _fire(self, step, values, context, elapsed):
         if self._names:

@@ -6,7 +6,7 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
-from common.hooks.protocol import Hook
+from common.hooks.protocol import Hook, value_name
 
 
 class NanLossDuringTrainingError(tf.compat.v1.train.NanLossDuringTrainingError):
@@ -31,11 +31,13 @@ class NanTensorHook(Hook):
     """Stops training when the loss is NaN or infinite.
 
     The train loop itself stops at the first non-finite step of a loop, so
-    the step named is the one that diverged.
+    the step named is the one that diverged. loss_tensor: the value watched,
+    by name ("loss", the spec's) or, as TF1 programs gave it from model_fn,
+    as the tensor.
     """
 
-    def __init__(self, loss_name="loss", fail_on_nan_loss=True):
-        self._name = loss_name
+    def __init__(self, loss_tensor="loss", fail_on_nan_loss=True):
+        self._name = value_name(loss_tensor)
         self._fail = fail_on_nan_loss
 
     def steps_to_trigger(self, step):

@@ -4,8 +4,10 @@ import logging as py_logging
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from common import hooks
+from common.state import summaries
 from tests.hooks import FakeClock, context
 
 
@@ -103,3 +105,27 @@ def test_progress_hook_says_how_far_how_fast_and_how_long_is_left(caplog):
                                "about 0:07:30 left"]  # 899 steps at 2 a second
     with pytest.raises(ValueError, match="give exactly one of num_steps and last_step"):
         hooks.ProgressHook()
+
+
+def test_step_counter_hook_writes_global_step_per_sec_where_tf1s_arguments_say(tmp_path, caplog):
+    clock = FakeClock()
+    other = tmp_path / "counter"
+    hook = hooks.StepCounterHook(every_n_steps=10, output_dir=str(other), clock=clock)
+    ctx = context()
+    hook.begin(ctx)
+    hook.after_step(1, {}, ctx)  # the first boundary starts the clock
+    clock.now += 2.0
+    with caplog.at_level(py_logging.INFO):
+        hook.after_step(11, {}, ctx)
+    hook.end(11, ctx)
+    assert "global_step/sec: 5" in caplog.text
+    assert summaries.read_scalars(str(other)) == {"global_step/sec": [(11, 5.0)]}
+    mine = tf.summary.create_file_writer(str(tmp_path / "mine"))
+    given = hooks.StepCounterHook(every_n_steps=10, summary_writer=mine, clock=clock)
+    given.begin(ctx)
+    given.after_step(1, {}, ctx)
+    clock.now += 4.0
+    given.after_step(11, {}, ctx)
+    given.end(11, ctx)
+    mine.flush()
+    assert summaries.read_scalars(str(tmp_path / "mine")) == {"global_step/sec": [(11, 2.5)]}
