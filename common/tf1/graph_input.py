@@ -88,10 +88,18 @@ class _GraphPipeline:
             if isinstance(self.structure, tf.data.Dataset):
                 raise TypeError(f"{what} needs a TF1 graph and returned a Dataset; return its tensors "
                                 "(iterator.get_next()) or build the Dataset without graph-only ops")
-            self.tensors = tf.nest.flatten(self.structure, expand_composites=True)
+            flat = tf.nest.flatten(self.structure, expand_composites=True)
+            self._none_at = {i for i, tensor in enumerate(flat) if tensor is None}  # ((features, None), as TF1 took)
+            self.tensors = [tensor for tensor in flat if tensor is not None]
             self.specs = _specs(self.tensors, what)
             self._initialize = [tf.compat.v1.global_variables_initializer(),
                                 tf.compat.v1.local_variables_initializer(), tf.compat.v1.tables_initializer()]
+
+    def packed(self, values):
+        """A batch's values (or tensors) in the structure input_fn returned, its Nones kept."""
+        values = iter(values)
+        flat = [None if i in self._none_at else next(values) for i in range(len(self._none_at) + len(self.tensors))]
+        return tf.nest.pack_sequence_as(self.structure, flat, expand_composites=True)
 
     def run_at_start(self, fetches, feed_dict):
         """Runs fetches in the live session, if any, and in every session made from now on."""
@@ -145,7 +153,7 @@ def dataset_in_graph(call, what="input_fn"):
     with its queue runners (see the module)."""
     pipeline = _GraphPipeline(call, what)
     dataset = tf.data.Dataset.from_generator(pipeline.batches, output_signature=pipeline.specs)
-    return dataset.map(lambda *flat: tf.nest.pack_sequence_as(pipeline.structure, list(flat), expand_composites=True))
+    return dataset.map(lambda *flat: pipeline.packed(flat))
 
 
 def first_batch(call, what="input_fn"):
@@ -160,7 +168,7 @@ def first_batch(call, what="input_fn"):
     if values is None:
         raise ValueError(f"{what} gave no batch: its input ended before the first one (no file matched, or "
                          "num_epochs was read)")
-    return tf.nest.pack_sequence_as(pipeline.structure, [tf.constant(v) for v in values], expand_composites=True)
+    return pipeline.packed([tf.constant(v) for v in values])
 
 
 def input_fn_in_graph(function):

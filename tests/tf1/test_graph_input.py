@@ -204,3 +204,25 @@ def test_placeholders_a_hook_feeds_in_after_create_session_train_and_evaluate_as
                                                                     0.49703139066696167, 2.997366428375244], rtol=1e-5)
     input_fn, hook = _fed_input(x, y, 16)
     assert est.evaluate(input_fn, hooks=[hook], steps=4)["loss"] == pytest.approx(1.6353499e-05, rel=1e-3)
+
+
+def test_a_queue_input_fn_returning_no_labels_trains_as_tf1_took_it(tmp_path):
+    def input_fn():  # (features, None): a model_fn that needs no labels, as TF1 programs returned it
+        x, = V1.train.slice_input_producer([np.arange(8, dtype=np.float32).reshape(8, 1)], shuffle=False)
+        return {"x": V1.train.batch([x], batch_size=4)}, None
+
+    batches = list(tf1_data.dataset_of(lambda: input_fn()).take(2).as_numpy_iterator())
+    assert [features["x"].ravel().tolist() for features, _ in batches] == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert all(labels is None for _, labels in batches)
+    seen = []
+
+    def model_fn(features, labels, mode):
+        seen.append(labels)
+        weight = V1.get_variable("w", [1, 1])
+        loss = tf.reduce_mean(tf.square(tf.matmul(features["x"], weight) - 1.0))
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.01).minimize(
+            loss, common.get_global_step()))
+
+    estimator = common.Estimator(model_fn, str(tmp_path))
+    estimator.train(input_fn, steps=3)
+    assert estimator.get_variable_value("global_step") == 3 and set(seen) == {None}
