@@ -54,23 +54,26 @@ class _ColumnState(keras.layers.Layer):
         return self._resources[name]
 
 
-class DenseFeatures(keras.layers.Layer):
-    """DenseFeatures(feature_columns, trainable=True, name=None): features dict -> (batch, total size) float32."""
+class FeaturesLayer(keras.layers.Layer):
+    """Keras 2's base of its feature-column layers: the columns checked, sorted by name, each with its state."""
+
+    column_type = _DENSE_COLUMN
 
     def __init__(self, feature_columns, trainable=True, name=None, **kwargs):
-        super().__init__(name=name or "dense_features", trainable=trainable, **kwargs)
+        what = type(self).__name__
+        super().__init__(name=name or re.sub(r"(?<!^)(?=[A-Z])", "_", what).lower(), trainable=trainable, **kwargs)
         if isinstance(feature_columns, dict):
-            raise ValueError("DenseFeatures: feature_columns must be a list of feature columns, not a dict")
-        columns = list(feature_columns) if not isinstance(feature_columns, _DENSE_COLUMN) else [feature_columns]
+            raise ValueError(f"{what}: feature_columns must be a list of feature columns, not a dict")
+        columns = list(feature_columns) if not isinstance(feature_columns, self.column_type) else [feature_columns]
         if not columns:
-            raise ValueError("DenseFeatures: feature_columns must not be empty")
+            raise ValueError(f"{what}: feature_columns must not be empty")
         for column in columns:
-            if not isinstance(column, _DENSE_COLUMN):
-                raise ValueError(f"Items of feature_columns must be a DenseColumn. You can wrap a categorical "
-                                 f"column with an embedding_column or indicator_column. Given: {column}")
+            if not isinstance(column, self.column_type):
+                raise ValueError(f"Items of feature_columns must be a {self.column_type.__name__}. You can wrap a "
+                                 f"categorical column with an embedding_column or indicator_column. Given: {column}")
         names = [column.name for column in columns]
         if len(set(names)) != len(names):
-            raise ValueError(f"DenseFeatures: duplicate feature column names in {names}")
+            raise ValueError(f"{what}: duplicate feature column names in {names}")
         self._columns = sorted(columns, key=lambda column: column.name)
         self._states = [_ColumnState(column, trainable) for column in self._columns]
 
@@ -80,13 +83,23 @@ class DenseFeatures(keras.layers.Layer):
             state.built = True
         self.built = True
 
-    def call(self, features, training=None):
+    def _column_scope(self, column):
+        return tf.name_scope(_scope_name(column.name))
+
+    def _cache(self, features):
         if not isinstance(features, dict):
-            raise ValueError(f"DenseFeatures takes a dict of features, got {type(features).__name__}")
-        cache = tf.__internal__.feature_column.FeatureTransformationCache(features)
+            raise ValueError(f"{type(self).__name__} takes a dict of features, got {type(features).__name__}")
+        return tf.__internal__.feature_column.FeatureTransformationCache(features)
+
+
+class DenseFeatures(FeaturesLayer):
+    """DenseFeatures(feature_columns, trainable=True, name=None): features dict -> (batch, total size) float32."""
+
+    def call(self, features, training=None):
+        cache = self._cache(features)
         outputs = []
         for column, state in zip(self._columns, self._states):
-            with tf.name_scope(_scope_name(column.name)):
+            with self._column_scope(column):
                 tensor = column.get_dense_tensor(cache, state)
                 size = column.variable_shape.num_elements()
                 outputs.append(tf.reshape(tensor, (tf.shape(tensor)[0], size)))

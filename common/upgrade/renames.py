@@ -223,6 +223,7 @@ def _renames():
             renames[prefix + "losses.Reduction." + name] = value
         renames[prefix + "optimizers.legacy"] = prefix + "optimizers"
         renames[prefix + "layers.DenseFeatures"] = "common.layers.DenseFeatures"
+        renames[prefix + "experimental.SequenceFeatures"] = "common.layers.SequenceFeatures"
     return renames
 
 
