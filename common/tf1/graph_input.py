@@ -9,7 +9,9 @@ a session with the queue runners started, one batch per fetch, until the
 pipeline says it has ended (OutOfRangeError: `num_epochs` read); the batches
 become the Dataset the Estimator reads. Each pass over the Dataset (each
 train() or evaluate() call) builds the pipeline again, as each tf.estimator
-call built a new graph. The model itself never runs in a session.
+call built a new graph. The model itself never runs in a session. An
+input_fn of placeholders fed by a `FeedFnHook` (TF1 fed each session.run,
+which read one batch) has feed_fn called for each batch fetched.
 """
 
 import contextlib
@@ -22,6 +24,7 @@ import tensorflow as tf
 STOP_GRACE_SECS = 5  # how long the queue-runner threads get to stop when a pass ends
 _ESTIMATOR_CALLING = contextvars.ContextVar("common_tf1_estimator_calling_input_fn", default=False)
 _PIPELINES = weakref.WeakValueDictionary()  # graph -> the _GraphPipeline built in it, while it lives
+_FEED_HOOKS = weakref.WeakSet()  # the FeedFnHooks of the runs going on (a failed run's goes with it)
 NOT_AN_INPUT_GRAPH = object()
 
 
@@ -101,6 +104,18 @@ class _GraphPipeline:
         flat = [None if i in self._none_at else next(values) for i in range(len(self._none_at) + len(self.tensors))]
         return tf.nest.pack_sequence_as(self.structure, flat, expand_composites=True)
 
+    def _feed_dict(self):
+        """What the running FeedFnHooks' feed_fns feed this batch, keyed by this graph's tensors."""
+        fed = {}
+        for hook in list(_FEED_HOOKS):
+            for key, value in hook.feed_fn().items():
+                try:
+                    fed[self.graph.as_graph_element(key.name if hasattr(key, "name") else key)] = value
+                except (KeyError, ValueError) as error:
+                    raise ValueError(f"FeedFnHook: feed_fn fed {key!r}, which is not a tensor of the graph "
+                                     f"input_fn was built in ({error})") from error
+        return fed
+
     def run_at_start(self, fetches, feed_dict):
         """Runs fetches in the live session, if any, and in every session made from now on."""
         self._at_start.append((fetches, feed_dict))
@@ -115,11 +130,12 @@ class _GraphPipeline:
             for fetches, feed_dict in self._at_start:
                 session.run(fetches, feed_dict)
             self._session = session
-            with self.graph.as_default():  # (start_queue_runners refuses to start while executing eagerly)
-                threads = tf.compat.v1.train.start_queue_runners(session, coordinator)
+            if self.graph.get_collection(tf.compat.v1.GraphKeys.QUEUE_RUNNERS):  # (placeholders alone have none)
+                with self.graph.as_default():  # (start_queue_runners refuses to start while executing eagerly)
+                    threads = tf.compat.v1.train.start_queue_runners(session, coordinator)
             while True:
                 try:
-                    yield tuple(session.run(self.tensors))
+                    yield tuple(session.run(self.tensors, self._feed_dict()))
                 except tf.errors.OutOfRangeError:  # the input's num_epochs read: its end, as in TF1
                     return
         finally:
@@ -127,6 +143,16 @@ class _GraphPipeline:
             coordinator.request_stop()
             session.close()  # cancels the queue runners' pending enqueues
             coordinator.join(threads, stop_grace_period_secs=STOP_GRACE_SECS, ignore_live_threads=True)
+
+
+def start_feeding(hook):
+    """From now until stop_feeding: hook.feed_fn() feeds each batch fetched (a FeedFnHook's, while its run
+    lasts)."""
+    _FEED_HOOKS.add(hook)
+
+
+def stop_feeding(hook):
+    _FEED_HOOKS.discard(hook)
 
 
 def _graph_of(fetches, feed_dict):

@@ -94,6 +94,24 @@ class CheckpointSaverListener:
         pass
 
 
+class FeedFnHook(hooks_lib.Hook):
+    """tf.train.FeedFnHook: feed_fn() -> {placeholder or its name: value} feeds an input_fn built of
+    placeholders (in a TF1 graph: common.tf1.graph_input), once for each batch it gives, as TF1 fed each
+    session.run, which read one batch."""
+
+    def __init__(self, feed_fn):
+        self.feed_fn = feed_fn
+
+    def steps_to_trigger(self, step):
+        return None  # (each batch is fed as it is read, whatever the calls' size)
+
+    def begin(self, context):
+        graph_input.start_feeding(self)
+
+    def end(self, step, context):
+        graph_input.stop_feeding(self)
+
+
 class SessionRunHookAdapter(hooks_lib.Hook):
     """Runs a TF1 SessionRunHook as a common.hooks.Hook."""
 
@@ -173,8 +191,10 @@ class SavingListenerAdapter(hooks_lib.Hook):
 
 
 def adapt_hooks(hooks):
-    """The hooks, each TF1 SessionRunHook (it has before_run) wrapped to run here."""
-    return [SessionRunHookAdapter(h) if hasattr(h, "before_run") and not isinstance(h, hooks_lib.Hook) else h
+    """The hooks, each TF1 SessionRunHook (it has before_run) wrapped to run here; TensorFlow's own
+    FeedFnHook (a program not upgraded) is this module's."""
+    return [FeedFnHook(h.feed_fn) if isinstance(h, tf.compat.v1.train.FeedFnHook) else
+            SessionRunHookAdapter(h) if hasattr(h, "before_run") and not isinstance(h, hooks_lib.Hook) else h
             for h in hooks or ()]
 
 

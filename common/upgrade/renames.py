@@ -23,7 +23,7 @@ TF1_TRAIN_NAMES = ("Optimizer", "GradientDescentOptimizer", "MomentumOptimizer",
                    "ProximalGradientDescentOptimizer", "AdadeltaOptimizer", "AdagradDAOptimizer", "Scaffold",
                    "init_from_checkpoint")
 SESSION_RUN_NAMES = ("SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues",
-                     "CheckpointSaverListener")
+                     "CheckpointSaverListener", "FeedFnHook")
 TF1_LAYERS = ("dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose", "batch_normalization", "dropout",
               "flatten", "max_pooling1d", "max_pooling2d", "max_pooling3d", "average_pooling1d", "average_pooling2d",
               "average_pooling3d", "Layer", "Dense", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose",

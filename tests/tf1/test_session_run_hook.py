@@ -6,6 +6,7 @@ import tensorflow as tf
 
 import common
 from common.tf1 import session_run_hook as tf1_hooks
+from common.tf1 import train as tf1_train
 from tests import models
 
 FEATURES, LABELS = models.blobs(64)
@@ -160,3 +161,32 @@ def test_a_name_model_fn_does_not_give_is_refused_before_training(tmp_path):
         est.train(models.train_input(FEATURES, LABELS, 16), steps=2,
                   hooks=[common.hooks.LoggingTensorHook({"probabilities": "softmax"}, every_n_iter=1)])
     assert est.latest_checkpoint() is None
+
+
+def _fed_model_fn(features, labels, mode):
+    weight = tf.compat.v1.get_variable("w", [], initializer=tf.compat.v1.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(weight - tf.cast(features["x"], tf.float32)))
+    return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.2).minimize(
+        loss, common.get_global_step()))
+
+
+def _placeholder_input_fn():  # TF1's: placeholders a FeedFnHook feeds each session.run
+    return {"x": common.placeholder(tf.int64, shape=[None], name="x")}, None
+
+
+def test_a_feed_fn_hook_feeds_an_input_fn_of_placeholders_each_batch(tmp_path):
+    fed = []
+
+    def feed_fn():
+        fed.append(len(fed))
+        return {"x:0": np.full(4, 3, np.int64)}
+
+    estimator = common.Estimator(_fed_model_fn, str(tmp_path))
+    estimator.train(_placeholder_input_fn, hooks=[tf1_hooks.FeedFnHook(feed_fn)], steps=20)
+    assert estimator.get_variable_value("w") == pytest.approx(3.0, abs=0.01)  # it learnt what was fed
+    assert len(fed) >= 20
+    unfed = tf.compat.v1.train.FeedFnHook(lambda: {"x:0": np.full(2, 3, np.int64)})  # TensorFlow's own
+    assert estimator.evaluate(_placeholder_input_fn, hooks=[unfed], steps=2)["loss"] == pytest.approx(0.0, abs=1e-3)
+    with pytest.raises(tf.errors.InvalidArgumentError,  # (raised where tf.data reads the batch, which it names)
+                       match="FeedFnHook: feed_fn fed 'y:0', which is not a tensor of the graph"):
+        estimator.train(_placeholder_input_fn, hooks=[tf1_hooks.FeedFnHook(lambda: {"y:0": [1]})], steps=1)

@@ -223,8 +223,10 @@ def test_session_run_hooks_become_common_tf1s():
                 return tf.estimator.SessionRunArgs(tf.compat.v1.train.get_global_step())
         class Saver(tf.estimator.CheckpointSaverListener):
             pass
+        feeder = tf.train.FeedFnHook(lambda: {"x:0": [1]})
         ''')
     assert "class Hook(common.tf1.session_run_hook.SessionRunHook):" in new
+    assert "feeder = common.tf1.session_run_hook.FeedFnHook(lambda" in new
     assert "return common.tf1.session_run_hook.SessionRunArgs(common.get_global_step())" in new
     assert "class Saver(common.tf1.session_run_hook.CheckpointSaverListener):" in new
     assert "import common.tf1.session_run_hook" in new and not any(c.refused for c in changes)
