@@ -115,6 +115,8 @@ def _renames():
             renames[prefix + name] = "common.tf1.session_run_hook." + name
     for name in ("tf.compat.v1.logging.set_verbosity", "tf.logging.set_verbosity"):
         renames[name] = "common.set_verbosity"
+    for name in ("tf.compat.v1.logging._logger", "tf.logging._logger"):  # (TF1's private logger, which programs set)
+        renames[name] = "tf.get_logger()"
     for prefix in ESTIMATOR_PREFIXES:
         for name in CANNED_NAMES:
             tf1 = prefix == "tf.compat.v1.estimator." and name in TF1_DEFAULT_CANNED

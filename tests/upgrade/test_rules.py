@@ -191,11 +191,13 @@ def test_tf1_logging_verbosity_reaches_the_projects_log_lines():
     new, _ = upgrade('''\
         import tensorflow as tf
         tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)
+        tf.logging._logger.setLevel(tf.logging.INFO)
         ''')
-    assert new.splitlines()[2] == "common.set_verbosity(tf.compat.v1.logging.INFO)"
+    assert new.splitlines()[2:4] == ["common.set_verbosity(tf.compat.v1.logging.INFO)",
+                                     "tf.get_logger().setLevel(tf.compat.v1.logging.INFO)"]
     before = absl_logging.get_verbosity()
     try:
-        common.set_verbosity(logging.INFO)
+        common.set_verbosity(v=logging.INFO)  # (TF1's name for the level)
         assert absl_logging.get_verbosity() == absl_logging.INFO and absl_logging.level_info()
         common.set_verbosity(logging.WARNING)
         assert not absl_logging.level_info()
