@@ -48,6 +48,7 @@ class ProbeInfo:
     totals: Tuple[str, ...]
     predictions_dict: bool
     hooks: tuple
+    chief_hooks: tuple  # TRAIN: the spec's training_chief_hooks, for the chief to run
     keras_metrics: tuple  # Keras metric objects: their state is reset before each evaluation
     export_outputs: Optional[Dict[str, type]]  # signature key -> ExportOutput class (PREDICT)
     graph_tensors: frozenset  # names of the ops in model_fn's graph, which hooks may ask for by name
@@ -75,6 +76,7 @@ class ProbeInfo:
                 f"{name}/{part}" for name, m in spec.eval_metric_ops.items() for part in metrics.totals_of(m)),
             predictions_dict=isinstance(spec.predictions, dict),
             hooks=tuple(hooks),
+            chief_hooks=spec.training_chief_hooks if mode == ModeKeys.TRAIN else (),
             keras_metrics=tuple(m for m in map(metrics.stateful, spec.eval_metric_ops.values()) if m is not None),
             export_outputs=None if spec.export_outputs is None else {
                 key: type(output) for key, output in spec.export_outputs.items()},

@@ -133,7 +133,7 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
     input_state = iterator if config.checkpoint_input_pipeline and parts.cluster.num_workers == 1 else None
     if input_state is not None and restored:
         _restore_input(iterator, restored)
-    run_hooks = user_hooks(hooks, info)
+    run_hooks = user_hooks(list(hooks or ()) + list(info.chief_hooks if parts.cluster.is_chief else ()), info)
     savers = [h for h in run_hooks if isinstance(h, CheckpointSaverHook)]
     _check_checkpoint_dirs(savers, estimator.model_dir)
     listeners = session_run_hook.adapt_listeners(

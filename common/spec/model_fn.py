@@ -51,6 +51,7 @@ _SPEC_FIELDS = (
     "train_op",
     "export_outputs",
     "scaffold",
+    "training_chief_hooks",
 )
 
 
@@ -75,7 +76,8 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
       scalars: dict name -> scalar tensor of extra per-step values (TRAIN);
         averaged over towers, hooks can ask for them by name and
         SummarySaverHook records them.
-      training_hooks, evaluation_hooks, prediction_hooks: `common.hooks.Hook`s.
+      training_hooks, evaluation_hooks, prediction_hooks: `common.hooks.Hook`s;
+        training_chief_hooks: those of the chief alone (of every run on one host).
       train_op: instead of optimizer (TRAIN), what model_fn made of an
         optimizer's minimize / apply_gradients (a TF1 optimizer, or a Keras
         optimizer model_fn made itself), grouped with anything else: the
@@ -102,6 +104,7 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
         train_op=None,
         export_outputs=None,
         scaffold=None,
+        training_chief_hooks=(),
     ):
         if mode not in ModeKeys.ALL:
             raise ValueError(
@@ -122,6 +125,7 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
             train_op,
             export_outputs,
             scaffold,
+            tuple(training_chief_hooks or ()),
         )
 
 

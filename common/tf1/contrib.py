@@ -8,6 +8,8 @@ helpers, and the `tf.contrib.lookup` table builders (on tf.lookup's
 tables, which the export tracks). The upgrade maps the contrib names here.
 """
 
+import functools
+
 import tensorflow as tf
 
 from common.tf1 import layers as tf1_layers
@@ -379,9 +381,10 @@ def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True, outputs_c
     return tf.nn.dropout(inputs, rate=1 - keep_prob, noise_shape=noise_shape, seed=seed)
 
 
-def linear(inputs, num_outputs, **kwargs):
-    """contrib.layers.linear: fully_connected without an activation."""
-    return fully_connected(inputs, num_outputs, activation_fn=None, **kwargs)
+# contrib.layers' linear, relu and relu6: fully_connected with that activation
+linear = functools.partial(fully_connected, activation_fn=None)
+relu = functools.partial(fully_connected, activation_fn=tf.nn.relu)
+relu6 = functools.partial(fully_connected, activation_fn=tf.nn.relu6)
 
 
 def stack(inputs, layer, stack_args, **kwargs):

@@ -1,4 +1,4 @@
-"""tf.contrib.learn's run surface for tf.estimator programs: Experiment, learn_runner.run, RunConfig, datasets.
+"""tf.contrib.learn's run surface: Experiment, learn_runner.run, RunConfig, datasets, its own Estimator.
 
 Before train_and_evaluate (TensorFlow 1.4), tf.estimator programs ran
 through tf.contrib.learn: an experiment_fn(run_config, hparams) built an
@@ -22,6 +22,7 @@ from common.estimator.run_config import RunConfig as _RunConfig
 from common.tf1 import learn_datasets as datasets  # noqa: F401 -- contrib.learn.datasets, reached as learn.datasets
 from common.tf1.learn_datasets import maybe_download  # noqa: F401 -- where earlier upgrades wrote it
 from common.training import evaluator, train_eval
+from common.training.learn_estimator import Estimator, ModelFnOps, SKCompat  # noqa: F401 -- contrib.learn's names
 
 
 class ModeKeys:

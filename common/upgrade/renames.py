@@ -45,13 +45,18 @@ TF1_DEFAULT_CANNED = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearCl
                       "BaselineClassifier", "BaselineRegressor")  # tf.compat.v1.estimator's: other defaults
 CONTRIB_NAMES = {"tf.contrib.layers.": ("layer_norm", "xavier_initializer", "l2_regularizer", "embed_sequence",
                                         "flatten", "batch_norm", "fully_connected", "optimize_loss", "conv2d",
-                                        "convolution2d", "max_pool2d", "avg_pool2d", "dropout", "linear", "stack"),
+                                        "convolution2d", "max_pool2d", "avg_pool2d", "dropout", "linear", "relu",
+                                        "relu6", "stack"),
                  "tf.contrib.lookup.": ("index_table_from_tensor", "index_to_string_table_from_tensor",
                                         "index_table_from_file", "index_to_string_table_from_file")}
 CONTRIB_HEADS = {"binary_classification_head": "common.canned.BinaryClassHead",
                  "multi_class_head": "common.canned.MultiClassHead", "multi_label_head": "common.canned.MultiLabelHead",
                  "regression_head": "common.canned.heads.regression_head"}
 
+CONTRIB_LOSSES = ("add_loss", "get_losses", "get_regularization_losses", "get_total_loss", "compute_weighted_loss",
+                  "absolute_difference", "mean_squared_error", "mean_pairwise_squared_error", "log_loss",
+                  "cosine_distance", "hinge_loss", "sigmoid_cross_entropy", "softmax_cross_entropy",
+                  "sparse_softmax_cross_entropy")  # common.tf1.contrib_losses' (contrib's argument order)
 RNN_CELL_NAMES = ("RNNCell", "LayerRNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
                   "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple")  # common.tf1.rnn_cell's
 CRF_NAMES = ("crf_sequence_score", "crf_log_norm", "crf_log_likelihood", "crf_unary_score", "crf_binary_score",
@@ -155,8 +160,11 @@ def _renames():
     for name in ("tf.parallel_stack", "tf.compat.v1.parallel_stack"):  # (the same stack, copied in parallel)
         renames[name] = "tf.stack"
     renames["tf.python.framework.device.DeviceSpec"] = "tf.compat.v1.DeviceSpec"  # (TF1's, with merge_from)
-    for name in ("Experiment", "RunConfig", "ModeKeys"):
+    for name in ("Experiment", "RunConfig", "ModeKeys", "Estimator", "ModelFnOps", "SKCompat"):
         renames["tf.contrib.learn." + name] = "common.training.learn." + name
+    for module in ("estimator", "model_fn"):  # (where contrib.learn's Estimator, SKCompat and ModelFnOps lived)
+        for name in ("Estimator", "ModelFnOps", "SKCompat"):
+            renames[f"tf.contrib.learn.python.learn.estimators.{module}.{name}"] = "common.training.learn." + name
     for name in EARLY_STOPPING_NAMES:  # (contrib.estimator's before tf.estimator.experimental had them)
         renames["tf.contrib.estimator." + name] = "common.early_stopping." + name
     for contrib, head in CONTRIB_HEADS.items():
@@ -180,6 +188,8 @@ def _renames():
         renames[module + "InputFnOps"] = "common.training.learn.InputFnOps"
         renames[module + "build_parsing_serving_input_fn"] = "common.build_parsing_serving_input_receiver_fn"
     renames["tf.contrib.predictor.from_saved_model"] = "common.tf1.predictor.from_saved_model"
+    for name in CONTRIB_LOSSES:
+        renames["tf.contrib.losses." + name] = "common.tf1.contrib_losses." + name
     for module in ("tf.contrib.slim", "tf.contrib.slim.python.slim"):  # (all of it: tf_slim, mended there)
         renames[module] = "common.tf1.slim"
     for name in ("arg_scope", "add_arg_scope", "assign_from_checkpoint_fn", "get_variables_to_restore",
@@ -235,7 +245,7 @@ RENAMES = _renames()
 # holding what the upgrade maps their names to (a name it does not map is still an ERROR where it is used).
 MODULE_RENAMES = {"tf.contrib.layers": "common.tf1.contrib", "tf.contrib.lookup": "common.tf1.contrib",
                   "tf.contrib.rnn": "common.tf1.rnn_cell", "tf.contrib.crf": "common.tf1.crf",
-                  "tf.contrib.learn": "common.training.learn",
+                  "tf.contrib.learn": "common.training.learn", "tf.contrib.losses": "common.tf1.contrib_losses",
                   **{module: "common.tf1.learn_datasets" for module in LEARN_DATASETS_MODULES},
                   "tf.contrib.predictor": "common.tf1.predictor", "tf.contrib.slim": "common.tf1.slim",
                   "tf.contrib.slim.python.slim": "common.tf1.slim"}

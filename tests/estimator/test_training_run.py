@@ -41,3 +41,20 @@ def test_a_hook_raising_in_end_still_leaves_the_final_checkpoint(tmp_path):
     with pytest.raises(OSError, match="the hook's upload failed"):
         est.train(models.train_input(features, labels, 16), steps=25, hooks=[FailsAtEnd()])
     assert est.latest_checkpoint().endswith("model.ckpt-25")
+
+
+def test_the_specs_chief_hooks_run_on_the_chief(tmp_path):
+    class Counts(hooks.Hook):
+        steps = 0
+
+        def after_step(self, step, values, context):
+            Counts.steps = step
+
+    def model_fn(features, labels, mode, params):
+        spec = models.classifier_fn(features, labels, mode, params)
+        return spec._replace(training_chief_hooks=(Counts(),)) if mode == common.ModeKeys.TRAIN else spec
+
+    features, labels = models.blobs(32)
+    est = common.Estimator(model_fn, str(tmp_path), params={"hidden": 4})
+    est.train(models.train_input(features, labels, 16), steps=3)
+    assert Counts.steps == 3

@@ -171,3 +171,19 @@ def test_contribs_stack_applies_a_layer_once_per_argument_in_numbered_scopes():
     assert out.shape == (2, 2)
     assert names[:2] == ["Stack/fully_connected_1/weights", "Stack/fully_connected_1/biases"]
     assert names[-2:] == ["Stack/fully_connected_3/weights", "Stack/fully_connected_3/biases"]
+
+
+def test_contribs_linear_relu_and_relu6_are_fully_connected_with_that_activation():
+    with tf.Graph().as_default():
+        x = tf.constant([[1.0, -2.0], [3.0, 4.0]])
+        init = {"weights_initializer": tf.compat.v1.constant_initializer([[2.0, -1.0], [1.0, 3.0]])}
+        outputs = [layer(x, 2, scope=name, **init) for name, layer in
+                   (("lin", contrib.linear), ("r", contrib.relu), ("r6", contrib.relu6))]
+        names = [v.op.name for v in tf.compat.v1.trainable_variables()]
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            linear, relu, relu6 = session.run(outputs)
+    np.testing.assert_allclose(linear, [[0.0, -7.0], [10.0, 9.0]])
+    np.testing.assert_allclose(relu, np.maximum(linear, 0))
+    np.testing.assert_allclose(relu6, np.clip(linear, 0, 6))
+    assert names[:2] == ["lin/weights", "lin/biases"]

@@ -549,6 +549,31 @@ def test_added_imports_come_before_a_top_level_use_that_precedes_the_tensorflow_
         ''')
 
 
+def test_contrib_learns_own_estimator_and_contribs_losses_map_as_tensorflows_tutorials_used_them():
+    new, changes = upgrade('''\
+        import numpy as np
+        import tensorflow as tf
+        from tensorflow.contrib import learn
+
+
+        def model_fn(features, targets, mode, params):
+            hidden = tf.contrib.layers.relu(features, 10)
+            predictions = tf.reshape(tf.contrib.layers.linear(hidden, 1), [-1])
+            loss = tf.contrib.losses.mean_squared_error(predictions, targets)
+            return learn.ModelFnOps(mode, predictions={"ages": predictions}, loss=loss)
+
+
+        nn = tf.contrib.learn.Estimator(model_fn=model_fn, params={"learning_rate": 0.001})
+        model = learn.SKCompat(learn.Estimator(model_fn=model_fn))
+        ''')
+    assert not [c for c in changes if c.refused]
+    for expected in ("hidden = common.tf1.contrib.relu(features, 10)",
+                     "common.tf1.contrib_losses.mean_squared_error(predictions, targets)",
+                     "return common.training.learn.ModelFnOps(mode", "nn = common.training.learn.Estimator(",
+                     "model = common.training.learn.SKCompat(common.training.learn.Estimator("):
+        assert expected in new, expected
+
+
 def test_the_official_examples_device_setter_and_tower_stacking_names_map():
     new, changes = upgrade('''\
         import tensorflow as tf
