@@ -137,7 +137,52 @@ def _contrib_model_fn(model_fn, feature_engineering_fn):
     return called
 
 
-class Estimator(_Estimator):
+class ContribMethods:
+    """contrib.learn's fit, evaluate and predict over this project's Estimator (train, evaluate, predict).
+    `_features_of(x)`: what an x given as arrays is to model_fn."""
+
+    def _features_of(self, x):
+        return x
+
+    def _input_fn(self, x, y, input_fn, batch_size, shuffle, epochs):
+        return input_fn_of(None if x is None else self._features_of(x), y, input_fn, batch_size, shuffle, epochs)
+
+    def fit(self, x=None, y=None, input_fn=None, steps=None, batch_size=None, monitors=None, max_steps=None):
+        if steps is not None and max_steps is not None:
+            raise ValueError("Can not provide both steps and max_steps.")
+        self.train(self._input_fn(x, y, input_fn, batch_size, shuffle=True, epochs=None), hooks=monitors,
+                   steps=steps, max_steps=max_steps)
+        return self
+
+    def partial_fit(self, x=None, y=None, input_fn=None, steps=1, batch_size=None, monitors=None):
+        return self.fit(x=x, y=y, input_fn=input_fn, steps=steps, batch_size=batch_size, monitors=monitors)
+
+    def evaluate(self, x=None, y=None, input_fn=None, feed_fn=None, batch_size=None, steps=None, metrics=None,
+                 name=None, checkpoint_path=None, hooks=None):
+        """contrib's evaluate; also tf.estimator's evaluate(input_fn, ...), as train_and_evaluate calls it."""
+        if callable(x) and y is None and input_fn is None:
+            x, input_fn = None, x
+        if metrics is not None:
+            raise NotImplementedError("contrib.learn evaluate(metrics=...): return the metrics from model_fn "
+                                      "(ModelFnOps(eval_metric_ops=...))")
+        hooks = list(hooks or []) + ([FeedFnHook(feed_fn)] if feed_fn is not None else [])
+        return super().evaluate(self._input_fn(x, y, input_fn, batch_size, shuffle=False, epochs=1), steps=steps,
+                                hooks=hooks, checkpoint_path=checkpoint_path, name=name)
+
+    def _predictions(self, x, input_fn, batch_size, outputs, as_iterable, iterate_batches=False):
+        """Predictions of x or input_fn: one per example (a batch each with iterate_batches), or, with
+        as_iterable=False, all of them in one array (a dict of arrays)."""
+        given = self._input_fn(x, None, input_fn, batch_size, shuffle=False, epochs=1)
+        if as_iterable:
+            return super().predict(given, predict_keys=outputs, yield_single_examples=not iterate_batches)
+        return _concatenated(list(super().predict(given, predict_keys=outputs, yield_single_examples=False)))
+
+    def _infer_model(self, x, batch_size, outputs):
+        """Every prediction of x in one array (a dict of them): what SKCompat.predict gives."""
+        return self._predictions(x, None, batch_size, outputs, as_iterable=False)
+
+
+class Estimator(ContribMethods, _Estimator):
     """tf.contrib.learn.Estimator(model_fn, model_dir, config, params, feature_engineering_fn): this project's
     Estimator (train, evaluate(input_fn), export) with contrib's fit, evaluate and predict."""
 
@@ -150,35 +195,8 @@ class Estimator(_Estimator):
         super().__init__(_contrib_model_fn(model_fn, feature_engineering_fn or (lambda f, t: (f, t))),
                          model_dir=model_dir, config=config, params=params)
 
-    def fit(self, x=None, y=None, input_fn=None, steps=None, batch_size=None, monitors=None, max_steps=None):
-        if steps is not None and max_steps is not None:
-            raise ValueError("Can not provide both steps and max_steps.")
-        self.train(input_fn_of(x, y, input_fn, batch_size, shuffle=True, epochs=None), hooks=monitors, steps=steps,
-                   max_steps=max_steps)
-        return self
-
-    def partial_fit(self, x=None, y=None, input_fn=None, steps=1, batch_size=None, monitors=None):
-        return self.fit(x=x, y=y, input_fn=input_fn, steps=steps, batch_size=batch_size, monitors=monitors)
-
-    def evaluate(self, x=None, y=None, input_fn=None, feed_fn=None, batch_size=None, steps=None, metrics=None,
-                 name=None, checkpoint_path=None, hooks=None):
-        """contrib's evaluate; also tf.estimator's evaluate(input_fn, ...), as train_and_evaluate calls it."""
-        if callable(x) and y is None and input_fn is None:
-            x, input_fn = None, x
-        if metrics is not None:
-            raise NotImplementedError("contrib.learn Estimator.evaluate(metrics=...): return the metrics from "
-                                      "model_fn (ModelFnOps(eval_metric_ops=...))")
-        hooks = list(hooks or []) + ([FeedFnHook(feed_fn)] if feed_fn is not None else [])
-        return super().evaluate(input_fn_of(x, y, input_fn, batch_size, shuffle=False, epochs=1), steps=steps,
-                                hooks=hooks, checkpoint_path=checkpoint_path, name=name)
-
     def predict(self, x=None, input_fn=None, batch_size=None, outputs=None, as_iterable=True, iterate_batches=False):
-        """Predictions of x or input_fn: one per example (a batch each with iterate_batches), or, with
-        as_iterable=False, all of them in one array (a dict of arrays)."""
-        given = input_fn_of(x, None, input_fn, batch_size, shuffle=False, epochs=1)
-        if as_iterable:
-            return super().predict(given, predict_keys=outputs, yield_single_examples=not iterate_batches)
-        return _concatenated(list(super().predict(given, predict_keys=outputs, yield_single_examples=False)))
+        return self._predictions(x, input_fn, batch_size, outputs, as_iterable, iterate_batches)
 
 
 def _concatenated(batches):
@@ -203,4 +221,4 @@ class SKCompat:
         return self._estimator.evaluate(x=x, y=y, batch_size=batch_size, steps=steps, metrics=metrics, name=name)
 
     def predict(self, x, batch_size=128, outputs=None):
-        return self._estimator.predict(x=x, batch_size=batch_size, outputs=outputs, as_iterable=False)
+        return self._estimator._infer_model(x, batch_size, outputs)

@@ -53,6 +53,11 @@ CONTRIB_HEADS = {"binary_classification_head": "common.canned.BinaryClassHead",
                  "multi_class_head": "common.canned.MultiClassHead", "multi_label_head": "common.canned.MultiLabelHead",
                  "regression_head": "common.canned.heads.regression_head"}
 
+CONTRIB_PREMADE = ("DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
+                   "infer_real_valued_columns_from_input")  # common.canned.contrib_learn's
+CONTRIB_COLUMNS = ("real_valued_column", "sparse_column_with_keys", "sparse_column_with_hash_bucket",
+                   "sparse_column_with_vocabulary_file", "weighted_sparse_column", "one_hot_column", "embedding_column",
+                   "bucketized_column", "crossed_column")  # common.tf1.contrib_columns'
 CONTRIB_LOSSES = ("add_loss", "get_losses", "get_regularization_losses", "get_total_loss", "compute_weighted_loss",
                   "absolute_difference", "mean_squared_error", "mean_pairwise_squared_error", "log_loss",
                   "cosine_distance", "hinge_loss", "sigmoid_cross_entropy", "softmax_cross_entropy",
@@ -188,6 +193,10 @@ def _renames():
         renames[module + "InputFnOps"] = "common.training.learn.InputFnOps"
         renames[module + "build_parsing_serving_input_fn"] = "common.build_parsing_serving_input_receiver_fn"
     renames["tf.contrib.predictor.from_saved_model"] = "common.tf1.predictor.from_saved_model"
+    for name in CONTRIB_PREMADE:
+        renames["tf.contrib.learn." + name] = "common.canned.contrib_learn." + name
+    for name in CONTRIB_COLUMNS:
+        renames["tf.contrib.layers." + name] = "common.tf1.contrib_columns." + name
     for name in CONTRIB_LOSSES:
         renames["tf.contrib.losses." + name] = "common.tf1.contrib_losses." + name
     for module in ("tf.contrib.slim", "tf.contrib.slim.python.slim"):  # (all of it: tf_slim, mended there)

@@ -565,12 +565,16 @@ def test_contrib_learns_own_estimator_and_contribs_losses_map_as_tensorflows_tut
 
         nn = tf.contrib.learn.Estimator(model_fn=model_fn, params={"learning_rate": 0.001})
         model = learn.SKCompat(learn.Estimator(model_fn=model_fn))
+        columns = [tf.contrib.layers.real_valued_column("", dimension=4)]
+        classifier = tf.contrib.learn.DNNClassifier(feature_columns=columns, hidden_units=[10], n_classes=3)
         ''')
     assert not [c for c in changes if c.refused]
     for expected in ("hidden = common.tf1.contrib.relu(features, 10)",
                      "common.tf1.contrib_losses.mean_squared_error(predictions, targets)",
                      "return common.training.learn.ModelFnOps(mode", "nn = common.training.learn.Estimator(",
-                     "model = common.training.learn.SKCompat(common.training.learn.Estimator("):
+                     "model = common.training.learn.SKCompat(common.training.learn.Estimator(",
+                     'columns = [common.tf1.contrib_columns.real_valued_column("", dimension=4)]',
+                     "classifier = common.canned.contrib_learn.DNNClassifier(feature_columns=columns"):
         assert expected in new, expected
 
 
