@@ -190,7 +190,11 @@ class ModelBuilder:
                 "model_fn's train_op updates nothing the framework can average over towers: return the "
                 "minimize(loss) or apply_gradients(...) of a tf.compat.v1.train optimizer (python -m common.upgrade "
                 "maps them), of a Keras optimizer made in model_fn, or give EstimatorSpec(optimizer=...)")
-        if record.scalars:  # scalar summaries written in model_fn are scalars of the spec (the spec's win a clash)
+        if record.scalars and mode == ModeKeys.TRAIN:  # a training call's scalar summaries are scalars of the spec
+            for name, value in record.scalars.items():  # (the spec's win a clash)
+                if value.shape.rank not in (0, None):
+                    raise ValueError(f"summary.scalar({name!r}) got a tensor of shape {value.shape}; a scalar "
+                                     "summary takes one number")
             spec = spec._replace(scalars={**record.scalars, **spec.scalars})
         outputs = ModelFnOutputs(spec, record)
         if first_call is not None:

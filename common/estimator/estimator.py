@@ -218,8 +218,8 @@ class Estimator:
             run_batches = startup.timing_first_call(lambda count: parts.run_in_scope(calls, count), clock, trace,
                                                     ("batch", "batches"))
             try:
-                totals = eval_loop.run(run_batches, user_hooks(hooks, info), RunContext(self.model_dir, ("loss",)),
-                                       steps, parts.config.steps_per_loop)
+                totals = eval_loop.run(run_batches, user_hooks(hooks, info), RunContext(
+                    self.model_dir, ("loss",), global_step=parts.model.global_step), steps, parts.config.steps_per_loop)
             finally:
                 iterator = None  # (this frame keeps no hold on the input either)
         results = eval_loop.results(totals, info.metric_results)
@@ -240,7 +240,7 @@ class Estimator:
         dataset, info, _ = self._prepare(input_fn, ModeKeys.PREDICT, step, checkpoint_path)
         yield from predict_loop.run(
             lambda features: parts.run_in_scope(step, features), dataset,
-            user_hooks(hooks, info), RunContext(self.model_dir, ()),
+            user_hooks(hooks, info), RunContext(self.model_dir, (), global_step=parts.model.global_step),
             predict_keys, info.predictions_dict, yield_single_examples)
 
     # ---------------------------------------------------------------- export

@@ -9,9 +9,10 @@ or the global-step variable), and gets them as numpy in the same structure. As i
 in the run of step N is N - 1 (the value the step started from), and the
 first run is step 1; a hook hears every step (with one among the hooks,
 steps run one per call, whatever RunConfig.steps_per_loop says). The session
-after_create_session gets runs ops of an input_fn built in a TF1 graph
-(feeding its placeholders; common.tf1.graph_input). Anything else that needs the session itself is refused by
-name. Inside the hook's methods, get_global_step() (tf.train's, after the
+a hook's methods get runs ops of an input_fn built in a TF1 graph (feeding
+its placeholders; common.tf1.graph_input) and reads variables
+(`session.run(global_step)`); anything else that needs the session itself is
+refused by name. Inside the hook's methods, get_global_step() (tf.train's, after the
 upgrade) answers the run's global-step variable, which a hook fetches as
 any other value.
 """
@@ -30,11 +31,11 @@ SessionRunValues = collections.namedtuple("SessionRunValues", ["results", "optio
 
 
 class SessionRunContext:
-    """What before_run and after_run see: the stop request (no session)."""
+    """What before_run and after_run see: the stop request, and a session that reads variables."""
 
     def __init__(self, original_args=None):
         self.original_args = original_args
-        self.session = _NoSession()
+        self.session = _ValueSession()
         self.stop_requested = False
 
     def request_stop(self):
@@ -48,15 +49,23 @@ class _NoSession:
             "SessionRunArgs(fetches=\"loss\") (or a dict of such names) and reads them in after_run")
 
 
-class _InputSession(_NoSession):
-    """The session after_create_session gets: it runs what belongs to an input_fn built in a TF1 graph (an
-    initializable iterator fed numpy data through placeholders) in that graph's sessions; nothing else."""
+def _readable(fetch):
+    """A variable (the global step a hook kept from begin) or an eager tensor: a value without a session."""
+    return isinstance(fetch, tf.Variable) or tf.is_tensor(fetch) and not hasattr(fetch, "graph")
+
+
+class _ValueSession(_NoSession):
+    """The session a hook's methods get: it runs what belongs to an input_fn built in a TF1 graph (an
+    initializable iterator fed numpy data through placeholders) in that graph's sessions, and reads variables
+    (`session.run(global_step)`, as TF1 hooks read the step); nothing else."""
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         result = graph_input.run_in_input_graph(fetches, feed_dict)
-        if result is graph_input.NOT_AN_INPUT_GRAPH:
-            return self.__getattr__("run")
-        return result
+        if result is not graph_input.NOT_AN_INPUT_GRAPH:
+            return result
+        if not feed_dict and all(_readable(f) for f in tf.nest.flatten(fetches)):
+            return tf.nest.map_structure(lambda fetch: fetch.numpy(), fetches)
+        return self.__getattr__("run")
 
 
 class SessionRunHook:
@@ -133,7 +142,7 @@ class SessionRunHookAdapter(hooks_lib.Hook):
         self._run_context = context
         with self._global_step():
             self.hook.begin()
-            self.hook.after_create_session(_InputSession(), None)
+            self.hook.after_create_session(_ValueSession(), None)
 
     def before_step(self, step):
         self._context = SessionRunContext(SessionRunArgs(fetches=None))
@@ -153,6 +162,8 @@ class SessionRunHookAdapter(hooks_lib.Hook):
     def after_step(self, step, values, context):
         if any(name not in values for name in self._names):
             return  # the input ended before the step it asked about: TF1's run raised, after_run never came
+        if self._context is None:  # (an evaluation's batches: the eval loop asks its hooks for nothing)
+            self._context = SessionRunContext(SessionRunArgs(fetches=None))
         results = None  # as TF1 gave a hook whose before_run asked for nothing
         if self._fetches is not None:
             named = {**values, "global_step": step - 1}
@@ -164,7 +175,7 @@ class SessionRunHookAdapter(hooks_lib.Hook):
 
     def end(self, step, context):
         with self._global_step():
-            self.hook.end(_NoSession())
+            self.hook.end(_ValueSession())
 
 
 class SavingListenerAdapter(hooks_lib.Hook):
@@ -183,11 +194,11 @@ class SavingListenerAdapter(hooks_lib.Hook):
         return None  # (any number of steps a call suits it)
 
     def after_save(self, estimator, step):
-        self.listener.before_save(_NoSession(), step)
-        self.listener.after_save(_NoSession(), step)
+        self.listener.before_save(_ValueSession(), step)
+        self.listener.after_save(_ValueSession(), step)
 
     def end(self, step, context):
-        self.listener.end(_NoSession(), step)
+        self.listener.end(_ValueSession(), step)
 
 
 def adapt_hooks(hooks):

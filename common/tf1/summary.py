@@ -2,7 +2,9 @@
 
 In a TF1 graph a summary op inside model_fn was collected and written by the
 estimator's SummarySaverHook. Here a scalar written in a TRAIN call becomes
-one of the spec's scalars: averaged over towers, logged by a hook that asks
+one of the spec's scalars (in EVAL and PREDICT calls it is dropped: TF1's
+evaluation never ran summary ops, so a program could summarize a metric's
+(value, update) pair there): averaged over towers, logged by a hook that asks
 for it by name, and written to TensorBoard every save_summary_steps. Other
 kinds (histograms, images, text, audio) are TF1's summary ops, whose
 serialized protos (tower 0's) the SummarySaverHook writes as TF1's wrote its
@@ -32,10 +34,7 @@ def scalar(name, tensor=None, collections=None, family=None, data=None, step=Non
         raise ValueError(f"summary.scalar({name!r}): no value given")
     if not registry.running_model_fn():
         return tf.summary.scalar(name, value, step=step, description=description)
-    value = tf.convert_to_tensor(value)
-    if value.shape.rank not in (0, None):
-        raise ValueError(f"summary.scalar({name!r}) got a tensor of shape {value.shape}; a scalar summary takes one "
-                         "number")
+    value = tf.convert_to_tensor(value)  # (a training call's must be one number: the model builder checks)
     registry.active_registry().add_summary(f"{family}/{name}" if family else name, tf.cast(value, tf.float32))
     return tf.constant(b"")
 

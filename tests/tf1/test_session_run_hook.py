@@ -190,3 +190,27 @@ def test_a_feed_fn_hook_feeds_an_input_fn_of_placeholders_each_batch(tmp_path):
     with pytest.raises(tf.errors.InvalidArgumentError,  # (raised where tf.data reads the batch, which it names)
                        match="FeedFnHook: feed_fn fed 'y:0', which is not a tensor of the graph"):
         estimator.train(_placeholder_input_fn, hooks=[tf1_hooks.FeedFnHook(lambda: {"y:0": [1]})], steps=1)
+
+
+def test_a_hook_reads_the_global_step_with_session_run_in_training_and_in_evaluation(tmp_path):
+    class ReadsTheStep(tf1_hooks.SessionRunHook):  # ELECTRA's ETAHook: the step from begin, read by session.run
+        def __init__(self):
+            self.read = []
+
+        def begin(self):
+            self._global_step = common.get_global_step()
+
+        def after_run(self, run_context, run_values):
+            self.read.append(int(run_context.session.run(self._global_step)))
+
+        def end(self, session):
+            self.read.append(("end", int(session.run({"step": self._global_step})["step"])))
+
+    est = common.Estimator(models.classifier_fn, str(tmp_path), params={"hidden": 4})
+    training, evaluation = ReadsTheStep(), ReadsTheStep()
+    est.train(models.train_input(FEATURES, LABELS, 16), steps=3, hooks=[training])
+    assert training.read == [1, 2, 3, ("end", 3)]  # the step after each run, as TF1's session read it
+    est.evaluate(models.eval_input(FEATURES[:32], LABELS[:32], 16), hooks=[evaluation])
+    assert evaluation.read == [3, 3, ("end", 3)]
+    with pytest.raises(NotImplementedError, match="session.run: TF2 has no session"):
+        tf1_hooks.SessionRunContext().session.run(tf.constant(1.0) + tf.Variable(1.0), feed_dict={"x": 1})

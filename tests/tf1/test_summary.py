@@ -45,6 +45,32 @@ def test_scalar_summaries_in_model_fn_are_logged_and_written(tmp_path):
     assert {"mean_logit", "loss_again"} <= set(written) and [s for s, _ in written["mean_logit"]] == [1, 3]
 
 
+def test_a_metric_pair_summarized_in_evaluation_is_dropped_as_tf1_never_ran_it_and_refused_in_training(tmp_path):
+    def metric_summary_fn(features, labels, mode):  # jackd/mnist_estimator's: summary.scalar of (value, update_op)
+        logits = layers.dense(features, 3, name="logits")
+        loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+        if mode == common.ModeKeys.TRAIN:
+            return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(
+                loss, common.get_global_step()))
+        accuracy = metrics.accuracy(labels, tf.argmax(logits, axis=1))
+        summary.scalar("accuracy", accuracy)
+        return common.EstimatorSpec(mode, loss=loss, eval_metric_ops={"accuracy": accuracy})
+
+    features, labels = models.blobs(64)
+    est = common.Estimator(metric_summary_fn, str(tmp_path))
+    est.train(models.train_input(features, labels, 16), steps=2)
+    assert 0 <= est.evaluate(models.eval_input(features, labels, 16))["accuracy"] <= 1
+
+    def non_scalar_in_training(features, labels, mode):
+        spec = metric_summary_fn(features, labels, common.ModeKeys.TRAIN)
+        summary.scalar("logits", layers.dense(features, 2, name="more"))
+        return spec
+
+    with pytest.raises(ValueError, match=r"summary.scalar\('logits'\) got a tensor of shape \(16, 2\); a scalar summary takes one"):
+        common.Estimator(non_scalar_in_training, str(tmp_path / "other")).train(
+            models.train_input(features, labels, 16), steps=1)
+
+
 def test_image_histogram_and_text_summaries_in_model_fn_are_written_as_tf1_wrote_them(tmp_path):
     """TF1's summary ops (tf.compat.v1.summary.image & co., which the upgrade leaves as they are): the
     SummarySaverHook writes tower 0's protos at its steps, as TF1's wrote the merged summary."""
