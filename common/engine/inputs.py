@@ -28,10 +28,13 @@ def dataset_for(input_fn, mode, optional_args):
     are passed when its signature names them. input_fn may return a Dataset,
     or tensors as TF1 input_fns did (common.tf1.data). Its elements are
     (features, labels) pairs, or features alone (labels None, as tf.estimator
-    took them); PREDICT drops labels when the dataset has them."""
+    took them; `(features,)` too); PREDICT drops labels when the dataset has them."""
     dataset = tf1_data.dataset_of(lambda: call_with_wanted_args(input_fn, {}, dict(optional_args, mode=mode)),
                                   what=f"input_fn for {mode}")
     spec = dataset.element_spec
+    if isinstance(spec, tuple) and len(spec) == 1:  # (features,): TensorFlow up to 1.8 read a tuple's first item
+        dataset = dataset.map(lambda features: features)
+        spec = dataset.element_spec
     if isinstance(spec, (tuple, list)) and len(spec) != 2:
         raise ValueError(f"input_fn for {mode} must yield (features, labels) pairs or features alone, got a "
                          f"tuple of {len(spec)}: {spec}")

@@ -210,6 +210,9 @@ def _renames():
     renames["tf.contrib.layers.softmax"] = "common.tf1.slim.softmax"
     for module in ("tf.contrib.training.", "tf.contrib.training.python.training.evaluation."):
         renames[module + "checkpoints_iterator"] = "tf.compat.v1.train.checkpoints_iterator"
+    for module in ("tf.contrib.training.", "tf.contrib.training.python.training.training."):  # (tf_slim kept it)
+        renames[module + "create_train_op"] = "common.tf1.slim.training.create_train_op"
+    renames["tf.python.platform.tf_logging.set_verbosity"] = "common.set_verbosity"  # (its module, imported)
     for prefix in ("tf.nn.rnn_cell.", "tf.compat.v1.nn.rnn_cell.", "tf.contrib.rnn."):
         for name in RNN_CELL_NAMES:
             renames[prefix + name] = "common.tf1.rnn_cell." + name

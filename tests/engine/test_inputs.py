@@ -45,6 +45,8 @@ def test_features_alone_come_with_labels_none_and_a_list_pair_is_features_and_la
     listed = inputs.dataset_for(lambda: [tf.constant(X), tf.constant([1, 2, 3])], ModeKeys.TRAIN, {})
     features, labels = next(iter(listed))
     assert features.shape == X.shape and labels.numpy().tolist() == [1, 2, 3]
+    one = inputs.dataset_for(lambda: tf.data.Dataset.from_tensor_slices((X,)), ModeKeys.PREDICT, {})
+    assert next(iter(one)).shape == X.shape[1:]  # (features,): TensorFlow up to 1.8 read its first item
 
 
 def test_the_probe_signature_leaves_the_batch_size_open():

@@ -195,6 +195,13 @@ def test_tf1_logging_verbosity_reaches_the_projects_log_lines():
         ''')
     assert new.splitlines()[2:4] == ["common.set_verbosity(tf.compat.v1.logging.INFO)",
                                      "tf.get_logger().setLevel(tf.compat.v1.logging.INFO)"]
+    imported, _ = upgrade('''\
+        from tensorflow.python.platform import tf_logging as logging
+        logging.set_verbosity(logging.INFO)
+        train_op = tf.contrib.training.create_train_op(loss, optimizer)
+        ''')
+    assert "common.set_verbosity(logging.INFO)" in imported
+    assert "train_op = common.tf1.slim.training.create_train_op(loss, optimizer)" in imported
     before = absl_logging.get_verbosity()
     try:
         common.set_verbosity(v=logging.INFO)  # (TF1's name for the level)
