@@ -58,6 +58,9 @@ CONTRIB_PREMADE = ("DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearR
 CONTRIB_COLUMNS = ("real_valued_column", "sparse_column_with_keys", "sparse_column_with_hash_bucket",
                    "sparse_column_with_vocabulary_file", "weighted_sparse_column", "one_hot_column", "embedding_column",
                    "bucketized_column", "crossed_column")  # common.tf1.contrib_columns'
+CONTRIB_METRICS = tuple("streaming_" + name for name in (
+    "accuracy", "precision", "recall", "auc", "mean_squared_error", "root_mean_squared_error", "mean_absolute_error",
+    "true_positives", "false_positives", "true_negatives", "false_negatives", "mean")) + ("accuracy",)
 CONTRIB_LOSSES = ("add_loss", "get_losses", "get_regularization_losses", "get_total_loss", "compute_weighted_loss",
                   "absolute_difference", "mean_squared_error", "mean_pairwise_squared_error", "log_loss",
                   "cosine_distance", "hinge_loss", "sigmoid_cross_entropy", "softmax_cross_entropy",
@@ -197,6 +200,8 @@ def _renames():
         renames["tf.contrib.learn." + name] = "common.canned.contrib_learn." + name
     for name in CONTRIB_COLUMNS:
         renames["tf.contrib.layers." + name] = "common.tf1.contrib_columns." + name
+    for name in CONTRIB_METRICS:
+        renames["tf.contrib.metrics." + name] = "common.tf1.contrib_metrics." + name
     for name in CONTRIB_LOSSES:
         renames["tf.contrib.losses." + name] = "common.tf1.contrib_losses." + name
     for module in ("tf.contrib.slim", "tf.contrib.slim.python.slim"):  # (all of it: tf_slim, mended there)

@@ -66,7 +66,7 @@ def test_a_metric_pair_summarized_in_evaluation_is_dropped_as_tf1_never_ran_it_a
         summary.scalar("logits", layers.dense(features, 2, name="more"))
         return spec
 
-    with pytest.raises(ValueError, match=r"summary.scalar\('logits'\) got a tensor of shape \(16, 2\); a scalar summary takes one"):
+    with pytest.raises(ValueError, match=r"summary.scalar\('logits'\) got a tensor of shape \(16, 2\); a scalar"):
         common.Estimator(non_scalar_in_training, str(tmp_path / "other")).train(
             models.train_input(features, labels, 16), steps=1)
 

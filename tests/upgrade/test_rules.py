@@ -567,7 +567,8 @@ def test_contrib_learns_own_estimator_and_contribs_losses_map_as_tensorflows_tut
             hidden = tf.contrib.layers.relu(features, 10)
             predictions = tf.reshape(tf.contrib.layers.linear(hidden, 1), [-1])
             loss = tf.contrib.losses.mean_squared_error(predictions, targets)
-            return learn.ModelFnOps(mode, predictions={"ages": predictions}, loss=loss)
+            metrics = {"mae": tf.contrib.metrics.streaming_mean_absolute_error(predictions, targets)}
+            return learn.ModelFnOps(mode, predictions={"ages": predictions}, loss=loss, eval_metric_ops=metrics)
 
 
         nn = tf.contrib.learn.Estimator(model_fn=model_fn, params={"learning_rate": 0.001})
@@ -578,6 +579,7 @@ def test_contrib_learns_own_estimator_and_contribs_losses_map_as_tensorflows_tut
     assert not [c for c in changes if c.refused]
     for expected in ("hidden = common.tf1.contrib.relu(features, 10)",
                      "common.tf1.contrib_losses.mean_squared_error(predictions, targets)",
+                     "common.tf1.contrib_metrics.streaming_mean_absolute_error(predictions, targets)",
                      "return common.training.learn.ModelFnOps(mode", "nn = common.training.learn.Estimator(",
                      "model = common.training.learn.SKCompat(common.training.learn.Estimator(",
                      'columns = [common.tf1.contrib_columns.real_valued_column("", dimension=4)]',
