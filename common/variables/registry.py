@@ -29,6 +29,8 @@ from common.variables import call_record, keras_internals, keras_optimizers, tf1
 from common.variables import served as served_variables
 from common.variables.served import VariableCreationError
 
+# The collections of a TF1 variable that is a metric's state (a custom streaming metric's count), not the model's.
+_LOCAL_COLLECTIONS = {tf.compat.v1.GraphKeys.LOCAL_VARIABLES, tf.compat.v1.GraphKeys.METRIC_VARIABLES}
 _ACTIVE = contextvars.ContextVar("common_active_registry", default=None)
 _HOOK_GLOBAL_STEP = contextvars.ContextVar("common_hook_global_step", default=None)
 
@@ -119,6 +121,8 @@ class ModelRegistry:
                 with placement.outside_the_trace(kwargs) as kwargs:
                     return next_creator(**kwargs)
             tf1 = tf1_graph.creating()
+            if _LOCAL_COLLECTIONS & set(kwargs.get("collections") or ()):  # metric state: zeroed, not saved
+                return self._metric_variable(tf1.name if tf1 else call.key(kwargs.get("name")), next_creator, kwargs)
             if tf1 is not None:
                 return self._tf1_variable(tf1, next_creator, kwargs, create)
             if self._factories_running:  # (made in the trace, which lifts them: model_to_estimator's copy of a
@@ -373,17 +377,13 @@ def get_module(name, factory):
 
 
 def get_optimizer(factory):
-    """The Estimator's optimizer, built by `factory()` on first use:
-
-        optimizer=common.get_optimizer(lambda: keras.optimizers.SGD(momentum=0.9))
-    """
+    """The Estimator's optimizer, built by `factory()` on first use (`common.get_optimizer(lambda: SGD())`)."""
     return active_registry().get_optimizer(factory)
 
 
 def get_global_step():
-    """The Estimator's global step, as tf.train.get_global_step was: the int64
-    variable (inside an XLA-compiled tower, its copy on the tower's device;
-    inside a TF1 hook's methods, the running Estimator's)."""
+    """The Estimator's global step, as tf.train.get_global_step was: the int64 variable (inside an XLA-compiled
+    tower, its copy on the tower's device; inside a TF1 hook's methods, the running Estimator's)."""
     hook_step = _HOOK_GLOBAL_STEP.get()
     if hook_step is not None and _ACTIVE.get() is None:
         return hook_step

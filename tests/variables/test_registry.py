@@ -5,9 +5,11 @@ import pytest
 import tensorflow as tf
 
 import common
+import common.tf1.layers
 from common.state import checkpoints
 from common.tf1 import train as tf1_train
 from common.variables.registry import ModelRegistry
+from tests import models
 
 
 def two_layer_net():
@@ -257,3 +259,26 @@ def test_an_update_inside_tf_cond_is_refused_not_done_unconditionally(tmp_path):
     est = common.Estimator(cond_fn, str(tmp_path))
     with pytest.raises(NotImplementedError, match="apply_gradients .or minimize. inside tf.cond or a loop"):
         est.train(lambda: tf.data.Dataset.from_tensors((x, tf.ones((8, 1)))).repeat(), steps=1)
+
+
+@pytest.mark.parametrize("made_in_every_mode", [True, False])
+def test_a_tf1_local_metric_variable_is_metric_state_zeroed_each_evaluation_and_not_saved(tmp_path,
+                                                                                          made_in_every_mode):
+    def model_fn(features, labels, mode):  # BERT-NER's custom streaming metric: a local variable and assign_add
+        logits = common.tf1.layers.dense(features, 3, name="logits")
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf1_train.GradientDescentOptimizer(0.1).minimize(loss, common.get_global_step())
+        if mode == common.ModeKeys.TRAIN and not made_in_every_mode:
+            return common.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        seen = tf.compat.v1.Variable(lambda: tf.zeros([], tf.float64), trainable=False, name="examples_seen",
+                                     collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES,
+                                                  tf.compat.v1.GraphKeys.METRIC_VARIABLES])
+        update = tf.compat.v1.assign_add(seen, tf.cast(tf.size(labels), tf.float64))
+        return common.EstimatorSpec(mode, loss=loss, train_op=train_op, eval_metric_ops={"seen": (seen, update)})
+
+    features, labels = models.blobs(48)
+    est = common.Estimator(model_fn, str(tmp_path))
+    est.train(models.train_input(features, labels, 16), steps=5)
+    for _ in range(2):  # counted afresh each evaluation, the training steps' updates not among them
+        assert est.evaluate(models.eval_input(features, labels, 16))["seen"] == 48
+    assert not [n for n, _ in tf.train.list_variables(est.latest_checkpoint()) if "examples_seen" in n]
