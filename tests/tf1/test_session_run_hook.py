@@ -93,7 +93,8 @@ def test_fetches_the_step_does_not_offer_and_session_use_are_refused_by_name(tmp
 
     class RunsTheSession(tf1_hooks.SessionRunHook):
         def after_create_session(self, session, coord):
-            session.run(tf.constant(1))
+            with tf.Graph().as_default():  # (an op of a graph of its own: no session here runs it)
+                session.run(tf.constant(1) + 1)
 
     with pytest.raises(NotImplementedError, match="session.run: TF2 has no session"):
         est.train(models.train_input(FEATURES, LABELS, 16), steps=2, hooks=[RunsTheSession()])
