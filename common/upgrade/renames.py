@@ -168,6 +168,7 @@ def _renames():
     for name in ("tf.parallel_stack", "tf.compat.v1.parallel_stack"):  # (the same stack, copied in parallel)
         renames[name] = "tf.stack"
     renames["tf.python.framework.device.DeviceSpec"] = "tf.compat.v1.DeviceSpec"  # (TF1's, with merge_from)
+    renames["tf.python.ops.variable_scope.variable"] = "tf.compat.v1.Variable"  # (TF1's own name for it)
     for name in ("Experiment", "RunConfig", "ModeKeys", "Estimator", "ModelFnOps", "SKCompat"):
         renames["tf.contrib.learn." + name] = "common.training.learn." + name
     for module in ("estimator", "model_fn"):  # (where contrib.learn's Estimator, SKCompat and ModelFnOps lived)

@@ -201,6 +201,11 @@ def test_tf1_logging_verbosity_reaches_the_projects_log_lines():
         train_op = tf.contrib.training.create_train_op(loss, optimizer)
         ''')
     assert "common.set_verbosity(logging.INFO)" in imported
+    scoped, _ = upgrade('''\
+        from tensorflow.python.ops import variable_scope
+        total = variable_scope.variable(0.0, collections=[])
+        ''')
+    assert "total = tf.compat.v1.Variable(0.0, collections=[])" in scoped
     assert "train_op = common.tf1.slim.training.create_train_op(loss, optimizer)" in imported
     before = absl_logging.get_verbosity()
     try:
