@@ -65,6 +65,11 @@ CONTRIB_LOSSES = ("add_loss", "get_losses", "get_regularization_losses", "get_to
                   "absolute_difference", "mean_squared_error", "mean_pairwise_squared_error", "log_loss",
                   "cosine_distance", "hinge_loss", "sigmoid_cross_entropy", "softmax_cross_entropy",
                   "sparse_softmax_cross_entropy")  # common.tf1.contrib_losses' (contrib's argument order)
+# tf.contrib modules' names -> (this project's module holding them, the names)
+CONTRIB_HOMES = {"tf.contrib.learn.": ("common.canned.contrib_learn.", CONTRIB_PREMADE),
+                 "tf.contrib.layers.": ("common.tf1.contrib_columns.", CONTRIB_COLUMNS),
+                 "tf.contrib.metrics.": ("common.tf1.contrib_metrics.", CONTRIB_METRICS),
+                 "tf.contrib.losses.": ("common.tf1.contrib_losses.", CONTRIB_LOSSES)}
 RNN_CELL_NAMES = ("RNNCell", "LayerRNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
                   "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple")  # common.tf1.rnn_cell's
 CRF_NAMES = ("crf_sequence_score", "crf_log_norm", "crf_log_likelihood", "crf_unary_score", "crf_binary_score",
@@ -197,14 +202,9 @@ def _renames():
         renames[module + "InputFnOps"] = "common.training.learn.InputFnOps"
         renames[module + "build_parsing_serving_input_fn"] = "common.build_parsing_serving_input_receiver_fn"
     renames["tf.contrib.predictor.from_saved_model"] = "common.tf1.predictor.from_saved_model"
-    for name in CONTRIB_PREMADE:
-        renames["tf.contrib.learn." + name] = "common.canned.contrib_learn." + name
-    for name in CONTRIB_COLUMNS:
-        renames["tf.contrib.layers." + name] = "common.tf1.contrib_columns." + name
-    for name in CONTRIB_METRICS:
-        renames["tf.contrib.metrics." + name] = "common.tf1.contrib_metrics." + name
-    for name in CONTRIB_LOSSES:
-        renames["tf.contrib.losses." + name] = "common.tf1.contrib_losses." + name
+    for contrib, (home, names) in CONTRIB_HOMES.items():
+        for name in names:
+            renames[contrib + name] = home + name
     for module in ("tf.contrib.slim", "tf.contrib.slim.python.slim"):  # (all of it: tf_slim, mended there)
         renames[module] = "common.tf1.slim"
     for name in ("arg_scope", "add_arg_scope", "assign_from_checkpoint_fn", "get_variables_to_restore",
