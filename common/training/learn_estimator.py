@@ -19,7 +19,7 @@ import numpy as np
 import tensorflow as tf
 
 from common.estimator.estimator import Estimator as _Estimator
-from common.spec.model_fn import EstimatorSpec, named_arguments
+from common.spec.model_fn import EstimatorSpec, ModeKeys, named_arguments
 from common.tf1.session_run_hook import FeedFnHook
 
 _FEEDER_SEED = 42  # contrib's data feeder shuffled with np.random.RandomState(42)
@@ -114,9 +114,9 @@ def _contrib_model_fn(model_fn, feature_engineering_fn):
     trained_labels = []  # the TensorSpec of the labels a train call gave
 
     def called(features, labels, mode, params, config):
-        if mode == "train" and labels is not None and not isinstance(labels, dict):
+        if mode == ModeKeys.TRAIN and tf.is_tensor(labels) and labels.shape.rank is not None:
             trained_labels[:] = [tf.TensorSpec(labels.shape, labels.dtype)]
-        if mode == "infer" and labels is None and trained_labels:
+        if mode == ModeKeys.PREDICT and labels is None and trained_labels:
             labels = _stand_in_labels(trained_labels[0], features)
         features, labels = feature_engineering_fn(features, labels)
         optional = {"mode": mode, "params": params, "config": config}
@@ -129,10 +129,10 @@ def _contrib_model_fn(model_fn, feature_engineering_fn):
             raise ValueError(f"contrib.learn Estimator: model_fn returned a {type(result).__name__}; it returns "
                              "(predictions, loss, train_op) or a ModelFnOps")
         predictions, loss, train_op = result
-        if mode == "train" and train_op is None:
+        if mode == ModeKeys.TRAIN and train_op is None:
             raise ValueError("Missing train_op.")
-        return EstimatorSpec(mode, predictions=predictions, loss=None if mode == "infer" else loss,
-                             train_op=train_op if mode == "train" else None)
+        return EstimatorSpec(mode, predictions=predictions, loss=None if mode == ModeKeys.PREDICT else loss,
+                             train_op=train_op if mode == ModeKeys.TRAIN else None)
 
     return called
 
