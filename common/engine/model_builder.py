@@ -322,6 +322,12 @@ class ModelBuilder:
                 optimizer.build([t.api_variable for t in trainable])
         self.train_variables = TrainVariables(trainable, frozen, stateful, optimizer, self.registry.global_step)
 
+    def metric_state_names(self):
+        """The names of the metric state model_fn made, as checkpoints of this project's earlier versions, which
+        saved TF1's local variables as the model's, held it (its own name, or under model_fn/)."""
+        names = set(self.registry.metric_state.variables) if self.built else set()
+        return names | {f"{checkpoints.MODEL_FN_SCOPE}/{name}" for name in names}
+
     def named_state(self, with_optimizer):
         """name -> variable of the checkpointed state ({} before the model is built)."""
         if not self.built:

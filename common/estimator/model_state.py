@@ -58,7 +58,7 @@ class ModelState:
         names = list(state) if training else [checkpoints.GLOBAL_STEP] + model_names
 
         def load_by_name(prefix):
-            renamed = checkpoints.restore(prefix, state, names)
+            renamed = checkpoints.restore(prefix, state, names, ignored=self.model.metric_state_names())
             by_object = any(old.endswith(tf_estimator_names.ATTRIBUTE) for old in renamed.values())
             self.saved_names = {} if by_object else renamed  # (a Keras object graph is not written by name)
             carried = checkpoints.carried_state(prefix, state, renamed) if training and renamed and not by_object \

@@ -275,11 +275,11 @@ def carried_state(path, variables, renamed):
     return read_values(path, names) if names else {}
 
 
-def check_compatible(path, variables, required, renamed=None):
+def check_compatible(path, variables, required, renamed=None, ignored=()):
     """Raises CheckpointMismatchError unless every name in `required` is in the
     checkpoint (under `renamed`'s name where given) with the variable's shape, and the checkpoint's model
     variables are the model's (optimizer state and the global step may be absent; tf.estimator's
-    bookkeeping is ignored)."""
+    bookkeeping and the names in `ignored` are ignored)."""
     renamed = renamed or {}
     saved = variable_shapes(path)
     saved.update({name: saved[old] for name, old in renamed.items()})
@@ -288,7 +288,8 @@ def check_compatible(path, variables, required, renamed=None):
     reshaped = [f"{n} (checkpoint {saved[n]}, model {variables[n].shape.as_list()})" for n in reshaped]
     optimizer_state = optimizer_state_names(path) or tf_estimator_optimizer_state(saved, variables)
     extra = [n for n in saved if n not in variables and not n.startswith(OPTIMIZER_PREFIX) and n != GLOBAL_STEP
-             and n not in optimizer_state and n not in TF_ESTIMATOR_BOOKKEEPING and n not in read_as_another]
+             and n not in optimizer_state and n not in TF_ESTIMATOR_BOOKKEEPING and n not in read_as_another
+             and n not in ignored]
     if missing or extra or reshaped:
         parts = []
         if reshaped:
@@ -323,13 +324,14 @@ def tf_estimator_optimizer_state(saved, variables):
     return found
 
 
-def restore(path, variables, names):
+def restore(path, variables, names, ignored=()):
     """Assigns the checkpoint's values to `variables[name]` for each name, all
     or nothing: the names and shapes are checked and every value is read
-    before the first is assigned. A checkpoint tf.estimator wrote is read under
-    its own names (tf_estimator_renames); returns those renames."""
+    before the first is assigned (the checkpoint's names in `ignored` are left
+    unread). A checkpoint tf.estimator wrote is read under its own names
+    (tf_estimator_renames); returns those renames."""
     renamed = tf_estimator_renames(path, names)
-    check_compatible(path, variables, names, renamed)
+    check_compatible(path, variables, names, renamed, ignored)
     values = read_values(path, [renamed.get(name, name) for name in names])
     for name in names:
         variables[name].assign(values[renamed.get(name, name)])

@@ -3,6 +3,7 @@ model's variables and the global step."""
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 import common
 from common.engine.model_builder import ModelBuilder
@@ -60,3 +61,28 @@ def test_evaluating_an_untrained_model_says_so(tmp_path, caplog):
     assert "running initialization to predict" in caplog.text
     with pytest.raises(common.CheckpointDamagedError, match="model.ckpt-1 cannot be read"):
         state.restore(ModeKeys.EVAL, checkpoint_path=str(tmp_path / "absent" / "model.ckpt-1"))
+
+
+def test_metric_state_an_earlier_version_saved_as_model_variables_is_left_unread(tmp_path):
+    def model_fn(features, labels, mode, params):  # TensorFlow's own TF1 metric: its total and count
+        spec = models.classifier_fn(features, labels, mode, params)
+        accuracy = tf.compat.v1.metrics.accuracy(labels, spec.predictions["classes"])
+        return spec._replace(eval_metric_ops={"tf_accuracy": accuracy})
+
+    est = common.Estimator(model_fn, str(tmp_path), params={"hidden": 4})
+    est.train(models.train_input(FEATURES, LABELS, 16), steps=2)
+    path = est.latest_checkpoint()
+    reader = tf.train.load_checkpoint(path)
+    with tf.Graph().as_default():  # the checkpoint as this project wrote it when it saved them as the model's
+        saved = {name: tf.compat.v1.Variable(reader.get_tensor(name), name="v") for name in
+                 reader.get_variable_to_shape_map()}
+        saved.update({"model_fn/total": tf.compat.v1.Variable(9.0), "model_fn/count": tf.compat.v1.Variable(9.0)})
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            tf.compat.v1.train.Saver(var_list=saved).save(session, path, write_meta_graph=False,
+                                                          write_state=False)
+    assert "model_fn/total" in tf.train.load_checkpoint(path).get_variable_to_shape_map()
+    assert 0 <= est.evaluate(models.eval_input(FEATURES, LABELS, 16))["tf_accuracy"] <= 1
+    est.train(models.train_input(FEATURES, LABELS, 16), steps=1)
+    assert est.get_variable_value("global_step") == 3
+    assert "model_fn/total" not in tf.train.load_checkpoint(est.latest_checkpoint()).get_variable_to_shape_map()
