@@ -219,7 +219,8 @@ class Estimator:
                                                     ("batch", "batches"))
             try:
                 totals = eval_loop.run(run_batches, user_hooks(hooks, info), RunContext(
-                    self.model_dir, ("loss",), global_step=parts.model.global_step), steps, parts.config.steps_per_loop)
+                    self.model_dir, ("loss",), global_step=parts.model.global_step, evaluation=True), steps,
+                    parts.config.steps_per_loop)
             finally:
                 iterator = None  # (this frame keeps no hold on the input either)
         results = eval_loop.results(totals, info.metric_results)

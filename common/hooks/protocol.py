@@ -71,8 +71,9 @@ class RunContext:
 
     def __init__(self, model_dir, available_values, start_step=0, summary_writer=None,
                  save_checkpoint=None, latest_checkpoint=None, graph_tensors=(), global_step=None,
-                 summary_tensors=(), summary_scope=""):
+                 summary_tensors=(), summary_scope="", evaluation=False):
         self.model_dir = model_dir
+        self.evaluation = evaluation  # an evaluation's run (its hooks are offered the loss alone)
         self.summary_tensors = tuple(summary_tensors)
         self.summary_scope = summary_scope
         self.global_step = global_step

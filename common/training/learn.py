@@ -134,13 +134,17 @@ class Experiment:
         return self.estimator.evaluate(self.eval_input_fn, steps=1, hooks=self.eval_hooks)
 
 
-def make_export_strategy(serving_input_fn, default_output_alternative_key=None, assets_extra=None, as_text=False,
-                         exports_to_keep=5, strip_default_attrs=None):
+def make_export_strategy(serving_input_fn=None, default_output_alternative_key=None, assets_extra=None, as_text=False,
+                         exports_to_keep=5, strip_default_attrs=None, export_input_fn=None):
     """contrib.learn's export strategy: after each evaluation, a SavedModel under model_dir/export/Servo/, the
-    newest exports_to_keep kept (a LatestExporter named "Servo", as contrib named its strategy)."""
+    newest exports_to_keep kept (a LatestExporter named "Servo", as contrib named its strategy).
+    export_input_fn: TensorFlow 1.0's name for serving_input_fn."""
     del default_output_alternative_key, strip_default_attrs  # (the export's default signature is serving_default)
-    return exporters.LatestExporter("Servo", serving_input_fn, assets_extra=assets_extra, as_text=as_text,
-                                    exports_to_keep=exports_to_keep)
+    if (serving_input_fn is None) == (export_input_fn is None):
+        raise ValueError("make_export_strategy: give serving_input_fn (or, as TensorFlow 1.0 named it, "
+                         "export_input_fn), once")
+    return exporters.LatestExporter("Servo", serving_input_fn or export_input_fn, assets_extra=assets_extra,
+                                    as_text=as_text, exports_to_keep=exports_to_keep)
 
 
 def InputFnOps(features, labels, default_inputs):  # noqa: N802 -- contrib.learn's namedtuple

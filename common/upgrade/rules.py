@@ -296,9 +296,17 @@ def upgrade_source(source, tf1_tree=False):
         edits.extend([edit] if edit else [])
         changes.append(change)
     new_source = _apply(source, edits)
-    new_source, imports = _add_imports(new_source, _modules_for([text for _, _, text in edits]
-                                                                + _tf_slim_mends(tree)))
+    modules = _modules_for([text for _, _, text in edits] + _tf_slim_mends(tree))
+    if not _binds_tf(tree) and any(text.lstrip("@(-").startswith("tf.") for _, _, text in edits):
+        modules.append("tensorflow as tf")  # (a file that imported only TensorFlow's internal modules)
+    new_source, imports = _add_imports(new_source, modules)
     return new_source, sorted(imports + changes, key=lambda c: (c.line, c.column))
+
+
+def _binds_tf(tree):
+    """Whether the file's imports bind the name `tf` (the name the upgrade writes TensorFlow's names under)."""
+    return any((alias.asname or alias.name.split(".")[0]) == "tf" for node in ast.walk(tree)
+               if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names)
 
 
 def _tf_slim_mends(tree):

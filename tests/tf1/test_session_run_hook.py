@@ -193,15 +193,24 @@ def test_a_feed_fn_hook_feeds_an_input_fn_of_placeholders_each_batch(tmp_path):
         estimator.train(_placeholder_input_fn, hooks=[tf1_hooks.FeedFnHook(lambda: {"y:0": [1]})], steps=1)
 
 
-def test_a_hook_reads_the_global_step_with_session_run_in_training_and_in_evaluation(tmp_path):
+def test_a_hook_reads_the_global_step_with_session_run_in_training_and_in_evaluation(tmp_path, caplog):
     class ReadsTheStep(tf1_hooks.SessionRunHook):  # ELECTRA's ETAHook: the step from begin, read by session.run
         def __init__(self):
             self.read = []
 
         def begin(self):
             self._global_step = common.get_global_step()
+            self._started = None
+
+        def before_run(self, run_context):
+            self._started = self._started or "before_run"  # (ELECTRA's hook times its run from here)
+            return tf1_hooks.SessionRunArgs({"loss": "loss", "probabilities": "probabilities:0"}
+                                            if self.evaluating else None)
 
         def after_run(self, run_context, run_values):
+            assert self._started == "before_run"
+            if self.evaluating:
+                self.results.append(run_values.results)
             self.read.append(int(run_context.session.run(self._global_step)))
 
         def end(self, session):
@@ -209,9 +218,15 @@ def test_a_hook_reads_the_global_step_with_session_run_in_training_and_in_evalua
 
     est = common.Estimator(models.classifier_fn, str(tmp_path), params={"hidden": 4})
     training, evaluation = ReadsTheStep(), ReadsTheStep()
+    training.evaluating, evaluation.evaluating, evaluation.results = False, True, []
     est.train(models.train_input(FEATURES, LABELS, 16), steps=3, hooks=[training])
     assert training.read == [1, 2, 3, ("end", 3)]  # the step after each run, as TF1's session read it
+    caplog.set_level("WARNING", logger="absl")
     est.evaluate(models.eval_input(FEATURES[:32], LABELS[:32], 16), hooks=[evaluation])
     assert evaluation.read == [3, 3, ("end", 3)]
+    assert [sorted(r) for r in evaluation.results] == [["loss", "probabilities"]] * 2
+    assert evaluation.results[0]["probabilities"] is None and evaluation.results[1]["loss"] > 0
+    assert caplog.text.count("ReadsTheStep.before_run asks for probabilities during evaluation, which offers "
+                             "hooks only loss") == 1
     with pytest.raises(NotImplementedError, match="session.run: TF2 has no session"):
         tf1_hooks.SessionRunContext().session.run(tf.constant(1.0) + tf.Variable(1.0), feed_dict={"x": 1})

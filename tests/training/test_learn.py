@@ -128,7 +128,8 @@ def test_an_export_strategy_exports_after_the_evaluation_under_export_servo(tmp_
     def experiment_fn(run_config, hparams):
         estimator = common.Estimator(model_fn, config=run_config, params=hparams)
         return learn.Experiment(estimator, train_input, eval_input, train_steps=2, eval_steps=1,
-                                export_strategies=[learn.make_export_strategy(serving_input_fn, exports_to_keep=1)])
+                                export_strategies=[learn.make_export_strategy(export_input_fn=serving_input_fn,
+                                                                              exports_to_keep=1)])  # (1.0's name)
 
     metrics, exports = learn.run(experiment_fn, run_config=learn.RunConfig(model_dir=str(tmp_path)),
                                  hparams=HParams(rate=0.1))
@@ -136,3 +137,5 @@ def test_an_export_strategy_exports_after_the_evaluation_under_export_servo(tmp_
     assert os.path.dirname(path) == os.path.join(str(tmp_path), "export", "Servo") and metrics["global_step"] == 2
     served = tf.saved_model.load(path).signatures["serving_default"](x=tf.constant([[2.0]]))
     assert list(served) == ["output"]
+    with pytest.raises(ValueError, match="give serving_input_fn \\(or, as TensorFlow 1.0 named it, export_input_fn"):
+        learn.make_export_strategy(serving_input_fn, export_input_fn=serving_input_fn)

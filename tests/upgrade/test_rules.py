@@ -201,11 +201,13 @@ def test_tf1_logging_verbosity_reaches_the_projects_log_lines():
         train_op = tf.contrib.training.create_train_op(loss, optimizer)
         ''')
     assert "common.set_verbosity(logging.INFO)" in imported
-    scoped, _ = upgrade('''\
+    scoped, changes = upgrade('''\
         from tensorflow.python.ops import variable_scope
         total = variable_scope.variable(0.0, collections=[])
-        ''')
-    assert "total = tf.compat.v1.Variable(0.0, collections=[])" in scoped
+        ''')  # (BERT-NER's metrics.py: no `import tensorflow as tf` of its own, so the upgrade adds it)
+    assert scoped.splitlines()[:3] == ["import tensorflow as tf", "from tensorflow.python.ops import variable_scope",
+                                       "total = tf.compat.v1.Variable(0.0, collections=[])"]
+    assert "added import tensorflow as tf" in [c.message for c in changes]
     assert "train_op = common.tf1.slim.training.create_train_op(loss, optimizer)" in imported
     before = absl_logging.get_verbosity()
     try:
