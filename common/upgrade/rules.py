@@ -268,10 +268,8 @@ def upgrade_source(source, tf1_tree=False):
     lines = positions.source_lines(source)
     tensorflow_aliases = aliases.tensorflow_aliases(tree)
     tokens = positions.tokens_of(source)
-    edits, changes = idioms.rewrites(tree, lines)  # edits: (start (row, col), end (row, col), text)
-    numpy_edits, numpy_changes = numpy_names.rewrites(tree, lines)
-    edits.extend(numpy_edits)
-    changes.extend(numpy_changes)
+    # TF1's idioms, then NumPy's removed names; edits: (start (row, col), end (row, col), text)
+    edits, changes = (a + b for a, b in zip(idioms.rewrites(tree, lines), numpy_names.rewrites(tree, lines)))
     names = _tensorflow_names(source, tree, lines, tokens, tensorflow_aliases)
     tf1_program = tf1_tree or _is_tf1_program([name for name, _, _ in names], tensorflow_aliases)
     for statement in aliases.estimator_imports(tree, lines):
@@ -360,8 +358,7 @@ def _add_imports(source, modules):
     wanted = [m for m in modules if not re.search(rf"^import {re.escape(m)}\s*$", source, re.M)]
     if not wanted:
         return source, []
-    first_line = source.split("\n", 1)[0]
-    newline = "\r\n" if first_line.endswith("\r") else "\n"  # a CRLF file stays CRLF
+    newline = "\r\n" if source.split("\n", 1)[0].endswith("\r") else "\n"  # a CRLF file stays CRLF
     block = "".join(f"import {module}{newline}" for module in wanted)
     at = _after_docstring_and_future(source)
     first = next((node for node in ast.parse(source).body if _imports_tensorflow_or_uses_common(node)), None)
@@ -374,11 +371,9 @@ def _add_imports(source, modules):
 
 def _imports_tensorflow_or_uses_common(statement):
     for node in ast.walk(statement):
-        if isinstance(node, ast.Name) and node.id == "common":
-            return True
-        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "tensorflow" for a in node.names):
-            return True
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "tensorflow":
+        imported = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
+        if isinstance(node, ast.Name) and node.id == "common" or any(m.split(".")[0] == "tensorflow" for m in imported):
             return True
     return False
 
