@@ -27,6 +27,7 @@ from common.spec import metrics
 from common.spec.model_fn import EstimatorSpec, ModeKeys, call_with_wanted_args, check_spec
 from common.state import checkpoints, vocabularies
 from common.tf1 import metrics as tf1_metrics
+from common.tf1 import moving_averages  # noqa: F401  (ExponentialMovingAverage.apply follows the update)
 from common.tf1 import summary as tf1_summary
 from common.variables.call_record import CallRecord
 from common.variables.registry import ModelRegistry
@@ -58,6 +59,7 @@ class ProbeInfo:
     checkpoint_inits: tuple  # CheckpointInits: how a new model starts (init_from_checkpoint)
     metric_variables: tuple  # every metric's state model_fn made, in eval_metric_ops or not
     updates_itself: bool  # TRAIN: model_fn's train_op updates variables itself (its own optimizer, TF1 assigns)
+    tf1_collections: dict  # model_fn's TF1 variable collections as its call left them (hooks' begin sees them)
 
     @classmethod
     def from_outputs(cls, outputs, mode, graph, metric_variables=()):
@@ -84,7 +86,7 @@ class ProbeInfo:
             learning_rate=learning_rate, summary_tensors=tuple(
                 protocol.unscoped(t.name) for t in record.summaries if t.dtype == tf.string), scaffold=spec.scaffold,
             checkpoint_inits=tuple(record.checkpoint_inits), metric_variables=tuple(metric_variables),
-            updates_itself=bool(record.updates or record.assigns))
+            updates_itself=bool(record.updates or record.assigns), tf1_collections=dict(record.collections))
 
     def reset_metrics(self):
         """Before each evaluation: the spec's Keras metrics reset as Keras resets them, and every other metric
@@ -209,6 +211,18 @@ class ModelBuilder:
             return [update.apply(list(zip(update_grads, [v for _, v in update.grads_and_vars])))
                     for update, update_grads in zip(updates, grads)]
 
+    def after_update(self, record):
+        """Does what model_fn made to follow the optimizer's update (record.after_update: an
+        ExponentialMovingAverage's apply), once, after the step is counted: the first tower's view of the global
+        step reads the new step, as TF1's train_op had counted it."""
+        if record is None or not record.after_update:
+            return
+        view = self.step_views[0]
+        view.assign(self.registry.global_step)
+        with self.registry.model_fn_scope(global_step=view, applying=True):
+            for action in record.after_update:
+                action()
+
     def probe(self, mode, input_signature, make_inputs):
         """Traces model_fn once on one tower (building the model on the first
         probe) and returns the mode's ProbeInfo."""
@@ -223,6 +237,7 @@ class ModelBuilder:
                 if mode == ModeKeys.TRAIN:  # the optimizers' state is made here, on the tower's own gradients
                     updates = outputs.record.updates
                     self.apply(updates, [[g for g, _ in u.grads_and_vars] for u in updates], step)
+                    self.after_update(outputs.record)
 
         traced, outputs = self._traced(tf.function(trace, autograph=False), input_signature)
         if mode == ModeKeys.TRAIN:

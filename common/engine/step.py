@@ -175,7 +175,7 @@ class TowerStep:
             def compiled(features, labels, values):
                 given = towers.integer_state_offset(packed.values(values) if packed else values, index)
                 outputs = self._tower_train(features, labels, variables, named, given, view)
-                if outputs.record.updates or outputs.record.assigns:
+                if outputs.record.updates or outputs.record.assigns or outputs.record.after_update:
                     raise ValueError("jit_compile over several devices compiles each tower on its own, but this "
                                      "model_fn's train_op updates variables itself (a TF1 or Keras optimizer made in "
                                      "model_fn, or TF1 batch norm): train it without --jit_compile")
@@ -249,6 +249,7 @@ class TowerStep:
         reported_lr = self._apply(passes, variables, grads, update_vars)
         with tf.device(plan.consolidation_device):
             variables.global_step.assign_add(1)
+            self._model.after_update(passes[0].record)
         return self._step_outputs(passes, loss, stop, reported_lr, named)
 
     def _towers_compile(self, variables: TrainVariables):

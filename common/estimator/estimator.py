@@ -219,7 +219,8 @@ class Estimator:
                                                     ("batch", "batches"))
             try:
                 totals = eval_loop.run(run_batches, user_hooks(hooks, info), RunContext(
-                    self.model_dir, ("loss",), global_step=parts.model.global_step, evaluation=True), steps,
+                    self.model_dir, ("loss",), global_step=parts.model.global_step, evaluation=True,
+                    tf1_collections=info.tf1_collections), steps,
                     parts.config.steps_per_loop)
             finally:
                 iterator = None  # (this frame keeps no hold on the input either)
@@ -241,7 +242,8 @@ class Estimator:
         dataset, info, _ = self._prepare(input_fn, ModeKeys.PREDICT, step, checkpoint_path)
         yield from predict_loop.run(
             lambda features: parts.run_in_scope(step, features), dataset,
-            user_hooks(hooks, info), RunContext(self.model_dir, (), global_step=parts.model.global_step),
+            user_hooks(hooks, info), RunContext(self.model_dir, (), global_step=parts.model.global_step,
+                                                tf1_collections=info.tf1_collections),
             predict_keys, info.predictions_dict, yield_single_examples)
 
     # ---------------------------------------------------------------- export

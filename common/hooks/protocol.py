@@ -66,13 +66,15 @@ class RunContext:
     for tf.train.get_global_step()); summary_tensors: the names of the
     serialized Summary protos of the TF1 summary ops model_fn made (images,
     histograms), for the summary hook to write as TF1's did, without the
-    name scope `summary_scope` of the tower that made them.
+    name scope `summary_scope` of the tower that made them; tf1_collections: model_fn's TF1 variable
+    collections (key -> variables), which a TF1 hook's begin() found in tf.estimator's graph.
     """
 
     def __init__(self, model_dir, available_values, start_step=0, summary_writer=None,
                  save_checkpoint=None, latest_checkpoint=None, graph_tensors=(), global_step=None,
-                 summary_tensors=(), summary_scope="", evaluation=False):
+                 summary_tensors=(), summary_scope="", evaluation=False, tf1_collections=None):
         self.model_dir = model_dir
+        self.tf1_collections = dict(tf1_collections or {})
         self.evaluation = evaluation  # an evaluation's run (its hooks are offered the loss alone)
         self.summary_tensors = tuple(summary_tensors)
         self.summary_scope = summary_scope

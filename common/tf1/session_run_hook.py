@@ -12,7 +12,9 @@ steps run one per call, whatever RunConfig.steps_per_loop says). The session
 a hook's methods get runs ops of an input_fn built in a TF1 graph (feeding
 its placeholders; common.tf1.graph_input) and reads variables
 (`session.run(global_step)`); anything else that needs the session itself is
-refused by name. Inside the hook's methods, get_global_step() (tf.train's, after the
+refused by name. begin() and after_create_session() find model_fn's variables
+in the graph's collections, as in tf.estimator's graph (a LoadEMAHook's
+`ema.variables_to_restore()`). Inside the hook's methods, get_global_step() (tf.train's, after the
 upgrade) answers the run's global-step variable, which a hook fetches as
 any other value.
 """
@@ -24,7 +26,7 @@ from absl import logging
 
 from common.hooks import protocol as hooks_lib
 from common.tf1 import graph_input
-from common.variables import registry
+from common.variables import registry, tf1_graph
 
 SessionRunArgs = collections.namedtuple("SessionRunArgs", ["fetches", "feed_dict", "options"])
 SessionRunArgs.__new__.__defaults__ = (None, None)
@@ -142,7 +144,7 @@ class SessionRunHookAdapter(hooks_lib.Hook):
 
     def begin(self, context):
         self._run_context = context
-        with self._global_step():
+        with self._global_step(), tf1_graph.model_graph(context.tf1_collections, context.global_step):
             self.hook.begin()
             self.hook.after_create_session(_ValueSession(), None)
 

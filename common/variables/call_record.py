@@ -15,6 +15,8 @@ from typing import Callable, Dict, List, Optional, Tuple
 import keras
 import tensorflow as tf
 
+from common.variables import tf1_graph
+
 
 @dataclasses.dataclass
 class DeferredUpdate:
@@ -55,7 +57,9 @@ class CheckpointInit:
 class CallRecord:
     """scalars: summary.scalar values (name -> float32 scalar); summaries: other summaries, serialized
     Summary protos; updates: DeferredUpdates; assigns: (variable, value) to assign after the step;
-    checkpoint_inits: CheckpointInits; graph: the graph the call runs in."""
+    checkpoint_inits: CheckpointInits; graph: the graph the call runs in; collections: its TF1 variable
+    collections as the call left them (key -> variables); after_update: what model_fn made to follow the
+    optimizer's update (an ExponentialMovingAverage's apply: common.tf1.moving_averages)."""
 
     scalars: Dict[str, tf.Tensor] = dataclasses.field(default_factory=dict)
     summaries: List[tf.Tensor] = dataclasses.field(default_factory=list)
@@ -63,6 +67,14 @@ class CallRecord:
     assigns: List[Tuple[object, tf.Tensor]] = dataclasses.field(default_factory=list)
     checkpoint_inits: List[CheckpointInit] = dataclasses.field(default_factory=list)
     graph: object = None  # the graph model_fn is traced in (see refuse_conditional_update)
+    collections: Dict[str, list] = dataclasses.field(default_factory=dict)
+    after_update: List[Callable] = dataclasses.field(default_factory=list)  # done once, after the step's update
+
+    def keep_graph_state(self):
+        """Keeps what the call's fresh TF1 graph collected before it is dropped: its summaries, and its
+        variables by collection (what a TF1 hook's begin() found in tf.estimator's graph)."""
+        self.summaries.extend(self.graph.get_collection(tf.compat.v1.GraphKeys.SUMMARIES))
+        self.collections = {key: list(self.graph.get_collection(key)) for key in tf1_graph.VARIABLE_COLLECTIONS}
 
 
 _CONTROL_FLOW_GRAPHS = ("CondBranchFuncGraph", "WhileCondFuncGraph", "WhileBodyFuncGraph")

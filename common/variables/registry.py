@@ -142,7 +142,7 @@ class ModelRegistry:
                 self.served.record(key, variable)
             else:
                 variable = self.served.serve(key, *placement.requested_shape_and_dtype(kwargs))
-            tf1_graph.collect(variable)
+            tf1_graph.collect(variable, self.call.graph)
             return variable
 
         try:
@@ -152,10 +152,10 @@ class ModelRegistry:
                      else contextlib.nullcontext()):
                 if calling and not building:  # (a train tower's Keras layers defer making theirs: listed at once)
                     for tracked in self._tracked:
-                        tf1_graph.collect(tracked.variable)
+                        tf1_graph.collect(tracked.variable, self.call.graph)
                 yield self.call
                 if calling:
-                    self.call.summaries.extend(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES))
+                    self.call.keep_graph_state()
             if building:
                 self.served.forget(self._module_variables())
         finally:

@@ -7,7 +7,8 @@ collections (trainable variables, regularization losses, update ops,
 summaries), a variable store that refuses one name twice unless asked to
 reuse it, and the global step in its collection. Here model_fn is traced once
 per tower, mode and retrace, in tf.function graphs that share those
-collections with the whole process. `fresh_graph()` gives each call its own.
+collections with the whole process. `fresh_graph()` gives each call its own;
+`model_graph()` gives a TF1 hook the variable collections the call left.
 
 `Tf1VariableStore` is tf.compat.v1.get_variable's store for one call, with
 TF1's rules (reuse, AUTO_REUSE, default initializers by dtype, regularizers
@@ -45,6 +46,10 @@ FRESH_COLLECTIONS = (tf1_scopes._VARSTORE_KEY, tf1_scopes._VARSCOPESTORE_KEY, Gr
                      GraphKeys.LOCAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.MODEL_VARIABLES,
                      GraphKeys.METRIC_VARIABLES, GraphKeys.REGULARIZATION_LOSSES, GraphKeys.UPDATE_OPS,
                      GraphKeys.SUMMARIES, GraphKeys.LOSSES, GraphKeys.GLOBAL_STEP, GraphKeys.MOVING_AVERAGE_VARIABLES)
+
+# The collections of variables a TF1 graph held when model_fn had run (model_graph gives hooks them).
+VARIABLE_COLLECTIONS = (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.MODEL_VARIABLES,
+                        GraphKeys.MOVING_AVERAGE_VARIABLES)
 
 _CREATING = contextvars.ContextVar("common_tf1_variable_being_created", default=None)
 
@@ -91,8 +96,11 @@ class Tf1VariableStore:
                      trainable=None, collections=None, caching_device=None, partitioner=None, validate_shape=True,
                      use_resource=None, custom_getter=None, constraint=None,
                      synchronization=tf.VariableSynchronization.AUTO, aggregation=tf.VariableAggregation.NONE):
-        """What VariableScope.get_variable asks of a store (the scope has resolved its defaults)."""
+        """What VariableScope.get_variable asks of a store (the scope has resolved its defaults). A name ending
+        in "/" (the scope's own: an ExponentialMovingAverage's "<variable>/ExponentialMovingAverage/") names
+        the variable without it, as a TF1 graph named its op."""
         del caching_device, use_resource  # (resource variables, wherever the plan puts them)
+        name = name[:-1] if name.endswith("/") else name
 
         def true_getter(name, shape=None, dtype=tf.float32, initializer=None, regularizer=None, reuse=None,
                         trainable=None, collections=None, validate_shape=True, constraint=None,
@@ -202,22 +210,43 @@ def fresh_graph(global_step, made=None):
     `all_grads.setdefault(var, [])`) and filters with `v not in [prior]`,
     which TF 2's element-wise == and unhashable tensors inside a tf.function
     would break."""
-    graph = tf.compat.v1.get_default_graph()
-    saved = {key: list(graph.get_collection(key)) for key in FRESH_COLLECTIONS}
-    for key in FRESH_COLLECTIONS:
-        graph.clear_collection(key)
     store = Tf1VariableStore(made)
-    graph.add_to_collection(tf1_scopes._VARSTORE_KEY, store)
+    held = {tf1_scopes._VARSTORE_KEY: [store], GraphKeys.GLOBAL_STEP: [] if global_step is None else [global_step]}
+    with _collections_holding(tf.compat.v1.get_default_graph(), FRESH_COLLECTIONS, held):
+        yield store
+
+
+@contextlib.contextmanager
+def model_graph(collections, global_step):
+    """While entered, the default graph's variable collections hold the model's, as model_fn's call left
+    them (`collections`: key -> variables; CallRecord.collections), and the global step: what a TF1 hook's
+    begin() found in tf.estimator's graph (ExponentialMovingAverage.variables_to_restore(), slim's
+    get_variables_to_restore() read them there)."""
+    held = {key: list(collections.get(key, ())) for key in VARIABLE_COLLECTIONS}
     if global_step is not None:
-        graph.add_to_collection(GraphKeys.GLOBAL_STEP, global_step)
+        held[GraphKeys.GLOBAL_STEP] = [global_step]
+        if not any(v is global_step for v in held[GraphKeys.GLOBAL_VARIABLES]):  # (a TF1 graph's global variable)
+            held[GraphKeys.GLOBAL_VARIABLES].append(global_step)
+    with _collections_holding(tf.compat.v1.get_default_graph(), tuple(held) + (GraphKeys.GLOBAL_STEP,), held):
+        yield
+
+
+@contextlib.contextmanager
+def _collections_holding(graph, keys, held):
+    """While entered, `graph`'s collections `keys` hold `held`'s lists (empty where it has none), and tensors
+    and variables compare and hash by identity, as TF1 code keys and filters them."""
+    saved = {key: list(graph.get_collection(key)) for key in keys}
+    for key in keys:
+        graph.clear_collection(key)
+        graph.get_collection_ref(key).extend(held.get(key, ()))
     tensor_equality = tf.Tensor._USE_EQUALITY  # TensorFlow's switch behind tf.compat.v1.disable_tensor_equality
     tf.compat.v1.disable_tensor_equality()
     try:
-        yield store
+        yield
     finally:
         if tensor_equality:
             tf.compat.v1.enable_tensor_equality()
-        for key in FRESH_COLLECTIONS:
+        for key in keys:
             graph.clear_collection(key)
             graph.get_collection_ref(key).extend(saved[key])
 
@@ -228,18 +257,21 @@ def active_store():
     return found[0] if found and isinstance(found[0], Tf1VariableStore) else None
 
 
-def _add_once(key, variable):
-    """Adds to a collection unless there (a graph-mode tf.Variable files itself)."""
-    if not any(item is variable for item in tf.compat.v1.get_collection(key)):
-        tf.compat.v1.add_to_collection(key, variable)
+def _add_once(key, variable, graph=None):
+    """Adds to a collection of `graph` (default: the default graph) unless there (a graph-mode tf.Variable
+    files itself)."""
+    graph = graph or tf.compat.v1.get_default_graph()
+    if not any(item is variable for item in graph.get_collection(key)):
+        graph.add_to_collection(key, variable)
 
 
-def collect(variable):
-    """Files a variable model_fn made otherwise (a Keras layer's) in the running call's collections, as a TF1
-    graph held every variable (so tf.compat.v1.trainable_variables() lists it)."""
-    _add_once(GraphKeys.GLOBAL_VARIABLES, variable)
+def collect(variable, graph):
+    """Files a variable model_fn made otherwise (a Keras layer's; an ExponentialMovingAverage's, made lifted
+    out of the trace) in the collections of `graph`, the call's, as a TF1 graph held every variable (so
+    tf.compat.v1.trainable_variables() lists it)."""
+    _add_once(GraphKeys.GLOBAL_VARIABLES, variable, graph)
     if variable.trainable:
-        _add_once(GraphKeys.TRAINABLE_VARIABLES, variable)
+        _add_once(GraphKeys.TRAINABLE_VARIABLES, variable, graph)
 
 
 class VariableOp:

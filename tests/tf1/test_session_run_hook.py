@@ -230,3 +230,38 @@ def test_a_hook_reads_the_global_step_with_session_run_in_training_and_in_evalua
                              "hooks only loss") == 1
     with pytest.raises(NotImplementedError, match="session.run: TF2 has no session"):
         tf1_hooks.SessionRunContext().session.run(tf.constant(1.0) + tf.Variable(1.0), feed_dict={"x": 1})
+
+
+class GraphReader(tf1_hooks.SessionRunHook):
+    """Reads the graph's variable collections in begin(), as TF1 hooks built their savers there."""
+
+    def begin(self):
+        def names(variables):
+            return sorted(v.name.split(":")[0] for v in variables)
+        self.seen = {"global": names(tf.compat.v1.global_variables()),
+                     "trainable": names(tf.compat.v1.trainable_variables()),
+                     "moving_average": names(tf.compat.v1.moving_average_variables()),
+                     "global_step": names(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.GLOBAL_STEP))}
+
+
+def tf1_store_fn(features, labels, mode):
+    w = tf.compat.v1.get_variable("linear/w", [4, 3])
+    counts = tf.compat.v1.get_variable("linear/counts", [3], trainable=False, collections=[
+        tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, tf.compat.v1.GraphKeys.MOVING_AVERAGE_VARIABLES])
+    logits = tf.matmul(features, w) + counts
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+    train_op = tf1_train.GradientDescentOptimizer(0.1).minimize(loss, global_step=tf1_train.get_global_step())
+    return common.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+@pytest.mark.parametrize("mode", ["train", "evaluate"])
+def test_begin_finds_model_fns_variables_in_the_graphs_collections(tmp_path, mode):
+    est = common.Estimator(tf1_store_fn, str(tmp_path))
+    hook = GraphReader()
+    input_fn = models.one_batch(FEATURES, LABELS, 8)
+    est.train(input_fn, steps=1, hooks=[hook] if mode == "train" else None)
+    if mode == "evaluate":
+        est.evaluate(input_fn, steps=1, hooks=[hook])
+    assert hook.seen == {"global": ["global_step", "linear/counts", "linear/w"], "trainable": ["linear/w"],
+                         "moving_average": ["linear/counts"], "global_step": ["global_step"]}
+    assert tf.compat.v1.global_variables() == []  # (the process's graph as it was)
