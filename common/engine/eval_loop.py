@@ -8,6 +8,7 @@ import numpy as np
 import tensorflow as tf
 from absl import logging
 
+from common.engine import loops
 from common.state import summaries
 
 UNHOOKED_BATCHES = 100  # batches a compiled call runs when no hook hears each (and the steps are not given)
@@ -16,9 +17,10 @@ UNHOOKED_BATCHES = 100  # batches a compiled call runs when no hook hears each (
 def run(run_batches, hooks, context, steps, steps_per_loop):
     """Sums totals over `steps` batches (None: until the input ends).
 
-    run_batches(count) -> loops.LoopResult whose values are {total: tensor}.
+    run_batches(count, wanted) -> loops.LoopResult whose values are {total: tensor}, and the last batch's
+    tensors of model_fn's graph named in `wanted` (see fetching_last).
     Hooks are asked before each call of `steps_per_loop` batches (before_step: TF1 hooks' before_run) and
-    see the running mean loss after it; with no hooks, a call runs
+    see the running mean loss, and the tensors they asked for, after it; with no hooks, a call runs
     up to a tenth of the steps (UNHOOKED_BATCHES, steps None): the Python between calls cost a third of
     the time of a small model's batch. Logs tf.estimator's
     lines: its start, "Evaluation [n/steps]" a tenth of the steps apart (each
@@ -34,11 +36,13 @@ def run(run_batches, hooks, context, steps, steps_per_loop):
     if not hooks:  # no hook hears each batch: as many batches a call as the progress lines allow
         steps_per_loop = max(steps_per_loop, UNHOOKED_BATCHES if steps is None else every)
     totals, done, exhausted = None, 0, False
+    evaluated_step = None if context.global_step is None else int(context.global_step.numpy())
     while not exhausted and (steps is None or done < steps) and not context.stop_requested:
         count = steps_per_loop if steps is None else min(steps_per_loop, steps - done)
-        for hook in hooks:  # (what they ask for: the running mean loss is all an evaluation offers)
-            hook.before_step(done)
-        result = run_batches(count)
+        wanted = set()
+        for hook in hooks:
+            wanted.update(hook.before_step(done) or ())
+        result = run_batches(count, wanted - {"loss", "global_step"})
         exhausted = result.exhausted
         if result.steps == 0:
             break
@@ -47,10 +51,12 @@ def run(run_batches, hooks, context, steps, steps_per_loop):
         elif (done + result.steps) // every > done // every or done + result.steps == steps:
             logging.info("Evaluation [%d/%d]", done + result.steps, steps)
         done += result.steps
-        batch_totals = {k: v.numpy() for k, v in result.values.items()}
+        named = {k: v.numpy() for k, v in result.values.items() if k in wanted}
+        batch_totals = {k: v.numpy() for k, v in result.values.items() if k not in wanted}
         totals = batch_totals if totals is None else {k: totals[k] + batch_totals[k] for k in totals}
+        named.update(loss=totals["batch_loss_sum"] / max(totals["batches"], 1), global_step=evaluated_step)
         for hook in hooks:
-            hook.after_step(done, {"loss": totals["batch_loss_sum"] / max(totals["batches"], 1)}, context)
+            hook.after_step(done, named, context)
     if totals is None or totals["count"] == 0:
         raise ValueError("evaluate: input_fn yielded no data")
     for hook in hooks:
@@ -58,6 +64,26 @@ def run(run_batches, hooks, context, steps, steps_per_loop):
     logging.info("Inference Time : %.5fs", time.time() - started)
     logging.info("Finished evaluation at %s", time.strftime("%Y-%m-%dT%H:%M:%S"))
     return totals
+
+
+def fetching_last(run_batches, fetch):
+    """run(count, wanted) for `run`: `count` batches summed by run_batches(count); when hooks want tensors of
+    model_fn's graph, the last batch alone by fetch(named) (a step whose values are its totals and those
+    tensors), as a TF1 evaluation hook got them from the session.run of each batch."""
+
+    def run(count, wanted):
+        named = tuple(sorted(wanted))
+        if not named:
+            return run_batches(count)
+        before = run_batches(count - 1) if count > 1 else loops.LoopResult(0, False, {})
+        if before.exhausted or before.steps < count - 1:
+            return before
+        last = fetch(named)
+        if not last.steps:
+            return before._replace(exhausted=True)
+        values = {k: v + before.values[k] if k in before.values else v for k, v in last.values.items()}
+        return loops.LoopResult(before.steps + 1, last.exhausted, values)
+    return run
 
 
 def results(totals, metric_results):

@@ -362,17 +362,16 @@ class TowerStep:
         return grads, statistics, rest_assigns, loss, (rest[-1] if stop else None)
 
     # ------------------------------------------------------------------ eval
-    def eval_step(self, batch):
+    def eval_step(self, batch, named=()):
         """The example count, the mean loss (and 1 batch, when it has examples)
-        and the metric totals of one batch over all towers."""
+        and the metric totals of one batch over all towers; and the tensors model_fn named `named` (a hook's)."""
         features, labels = batch
         shards = towers.split_batch((features, labels), self._plan.num_towers, allow_uneven=True)
-        loss_sum = tf.constant(0.0, tf.float64)
-        count = tf.constant(0.0, tf.float64)
-        totals = None
+        loss_sum, count, totals, tensors = tf.constant(0.0, tf.float64), tf.constant(0.0, tf.float64), None, []
         for index, (device, (shard_features, shard_labels)) in enumerate(zip(self._plan.tower_devices, shards)):
             with tf.device(device), tf.name_scope(tower_scope(index)):
                 spec = self._model.call(shard_features, shard_labels, ModeKeys.EVAL).spec
+                tensors.append(step_checks.graph_tensors(named, tf.compat.v1.get_default_graph().get_name_scope()))
                 examples = tf.cast(tf.shape(_first_leaf(shard_features))[0], tf.float64)
                 loss = tf.cast(spec.loss, tf.float64)
                 loss_sum += tf.where(examples > 0, loss * examples, tf.zeros_like(loss))
@@ -385,7 +384,7 @@ class TowerStep:
             has_examples = count > 0  # (a batch's mean loss counts once, as tf.estimator's loss metric did)
             batch_loss = tf.where(has_examples, loss_sum / tf.maximum(count, 1.0), tf.zeros_like(loss_sum))
             return {"count": count, "batch_loss_sum": batch_loss, "batches": tf.cast(has_examples, tf.float64),
-                    **totals}
+                    **totals, **{name: towers.whole_batch_value([t[name] for t in tensors]) for name in named}}
 
     # --------------------------------------------------------------- predict
     def predict_step(self, features):

@@ -62,6 +62,6 @@ def graph_tensors(names, scope):
         try:
             found[name] = graph.get_tensor_by_name(full if ":" in name else f"{full}:0")
         except (KeyError, ValueError) as error:
-            raise ValueError(f"a hook asks for the tensor {name!r}, which model_fn's TRAIN graph does not "
+            raise ValueError(f"a hook asks for the tensor {name!r}, which model_fn's graph does not "
                              f"hold ({error})") from None
     return found

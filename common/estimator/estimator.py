@@ -215,12 +215,16 @@ class Estimator:
                     loop, step, iterator, first_steps.steps_to_go(dataset, steps),
                     parts.config.steps_per_loop) as calls:
             trace = None if calls.first_step_alone else (lambda: parts.run_in_scope(loop.trace, iterator))
-            run_batches = startup.timing_first_call(lambda count: parts.run_in_scope(calls, count), clock, trace,
-                                                    ("batch", "batches"))
+
+            def fetch(named):  # (one batch, with the tensors of model_fn's graph hooks ask for)
+                return parts.run_in_scope(parts.loops.get(("eval fetch", named), lambda: loops.make_fetching_step(
+                    lambda batch: parts.step.eval_step(batch, named))), iterator)
+            run_batches = startup.timing_first_call(eval_loop.fetching_last(
+                lambda count: parts.run_in_scope(calls, count), fetch), clock, trace, ("batch", "batches"))
             try:
                 totals = eval_loop.run(run_batches, user_hooks(hooks, info), RunContext(
-                    self.model_dir, ("loss",), global_step=parts.model.global_step, evaluation=True,
-                    tf1_collections=info.tf1_collections), steps,
+                    self.model_dir, ("loss", "global_step"), graph_tensors=info.graph_tensors, evaluation=True,
+                    global_step=parts.model.global_step, tf1_collections=info.tf1_collections), steps,
                     parts.config.steps_per_loop)
             finally:
                 iterator = None  # (this frame keeps no hold on the input either)

@@ -22,7 +22,6 @@ any other value.
 import collections
 
 import tensorflow as tf
-from absl import logging
 
 from common.hooks import protocol as hooks_lib
 from common.tf1 import graph_input
@@ -133,7 +132,6 @@ class SessionRunHookAdapter(hooks_lib.Hook):
         self._fetches = None
         self._names = ()  # the value names of the fetches
         self._run_context = None
-        self._warned = False  # (about fetches an evaluation does not offer: said once)
 
     def steps_to_trigger(self, step):
         return 1  # a TF1 hook hears every run: each step is a call of its own
@@ -160,16 +158,7 @@ class SessionRunHookAdapter(hooks_lib.Hook):
                 "placeholders fed once in after_create_session)")
         self._names = () if self._fetches is None else tuple(
             hooks_lib.value_name(f) for f in tf.nest.flatten(self._fetches))
-        if self._run_context.evaluation:  # (an evaluation offers its hooks the loss alone)
-            unoffered = [name for name in self._names if name not in self._run_context.available_values]
-            if unoffered and not self._warned:
-                logging.warning("%s.before_run asks for %s during evaluation, which offers hooks only %s: its "
-                                "after_run gets None for them", type(self.hook).__name__, ", ".join(unoffered),
-                                ", ".join(self._run_context.available_values))
-                self._warned = True
-            self._names = tuple(name for name in self._names if name not in unoffered)
-        else:
-            self._run_context.check_offered(self._names, f"{type(self.hook).__name__}.before_run")
+        self._run_context.check_offered(self._names, f"{type(self.hook).__name__}.before_run")
         return self._names
 
     def after_step(self, step, values, context):
@@ -178,8 +167,8 @@ class SessionRunHookAdapter(hooks_lib.Hook):
         if self._context is None:  # (an evaluation's batches: the eval loop asks its hooks for nothing)
             self._context = SessionRunContext(SessionRunArgs(fetches=None))
         results = None  # as TF1 gave a hook whose before_run asked for nothing
-        if self._fetches is not None:
-            named = {**values, "global_step": step - 1}
+        if self._fetches is not None:  # (an evaluation's global step is the evaluated checkpoint's)
+            named = values if self._run_context.evaluation else {**values, "global_step": step - 1}
             results = tf.nest.map_structure(lambda fetch: named.get(hooks_lib.value_name(fetch)), self._fetches)
         with self._global_step():
             self.hook.after_run(self._context, SessionRunValues(results, None, None))

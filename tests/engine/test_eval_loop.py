@@ -17,7 +17,8 @@ def batches_of(losses, correct):
     """run_batches over per-batch (mean loss, examples, correct) data, in calls of `count` batches."""
     position = [0]
 
-    def run_batches(count):
+    def run_batches(count, wanted=()):
+        assert not wanted  # (no test hook asks for a tensor of model_fn's graph here)
         chunk = list(zip(losses, correct))[position[0]:position[0] + count]
         position[0] += len(chunk)
         totals = {"count": sum(len(c) for _, c in chunk), "batch_loss_sum": sum(loss for loss, _ in chunk),
@@ -52,6 +53,30 @@ def test_steps_stop_the_evaluation_and_hooks_see_the_running_loss():
     assert seen == [(1, 1.0), (2, 2.0)]
 
 
+def test_a_hook_asking_for_a_tensor_gets_it_from_the_last_batch_of_each_call():
+    batches, fetched = batches_of([1.0, 2.0, 4.0, 5.0], [[1, 0], [1, 1], [0, 0], [1]]), []
+
+    def fetch(named):  # (one batch, with its "logits": the batch's number)
+        result = batches(1)
+        fetched.append(named)
+        return result._replace(values={**result.values, "logits": tf.constant(float(len(fetched)))})
+
+    class Asks(hooks.Hook):
+        seen = []
+
+        def before_step(self, step):
+            return ("logits", "global_step")
+
+        def after_step(self, step, values, context):
+            self.seen.append((step, float(values["logits"]), values["global_step"], float(values["loss"])))
+
+    context = hooks.RunContext("/x", ("loss", "global_step"), global_step=tf.Variable(7, dtype=tf.int64))
+    totals = eval_loop.run(eval_loop.fetching_last(batches, fetch), [Asks()], context, None, 2)
+    assert fetched == [("logits",)] * 2  # (the global step is the evaluated checkpoint's, not a tensor's)
+    assert Asks.seen == [(2, 1.0, 7, 1.5), (4, 2.0, 7, 3.0)]
+    assert (totals["count"], totals["batches"], totals["accuracy/sum"]) == (7, 4, 4)
+
+
 def test_an_input_without_data_is_an_error():
     with pytest.raises(ValueError, match="evaluate: input_fn yielded no data"):
         eval_loop.run(batches_of([], []), [], hooks.RunContext("/x", ("loss",)), None, 10)
@@ -83,7 +108,7 @@ def test_it_logs_tf_estimators_progress_lines(caplog):
 def test_with_no_hook_to_hear_them_a_call_runs_many_batches():
     calls = []
     batches = batches_of([1.0] * 250, [[1]] * 250)
-    counting = lambda count: calls.append(count) or batches(count)  # noqa: E731
+    counting = lambda count, wanted: calls.append(count) or batches(count)  # noqa: E731
     totals = eval_loop.run(counting, [], hooks.RunContext("/x", ("loss",)), None, 1)
     assert totals["count"] == 250 and calls == [eval_loop.UNHOOKED_BATCHES] * 3
     calls.clear()

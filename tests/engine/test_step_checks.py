@@ -32,5 +32,5 @@ def test_a_named_tensor_is_found_under_the_tower_scope_or_refused():
         with tf.name_scope("tower_0"):
             logits = tf.identity(tf.zeros([2]), name="logits")
         assert step_checks.graph_tensors(["logits"], "tower_0") == {"logits": logits}
-        with pytest.raises(ValueError, match="asks for the tensor 'probs', which model_fn's TRAIN graph does not"):
+        with pytest.raises(ValueError, match="asks for the tensor 'probs', which model_fn's graph does not"):
             step_checks.graph_tensors(["probs"], "tower_0")

@@ -193,7 +193,7 @@ def test_a_feed_fn_hook_feeds_an_input_fn_of_placeholders_each_batch(tmp_path):
         estimator.train(_placeholder_input_fn, hooks=[tf1_hooks.FeedFnHook(lambda: {"y:0": [1]})], steps=1)
 
 
-def test_a_hook_reads_the_global_step_with_session_run_in_training_and_in_evaluation(tmp_path, caplog):
+def test_a_hook_reads_the_global_step_with_session_run_in_training_and_in_evaluation(tmp_path):
     class ReadsTheStep(tf1_hooks.SessionRunHook):  # ELECTRA's ETAHook: the step from begin, read by session.run
         def __init__(self):
             self.read = []
@@ -204,8 +204,7 @@ def test_a_hook_reads_the_global_step_with_session_run_in_training_and_in_evalua
 
         def before_run(self, run_context):
             self._started = self._started or "before_run"  # (ELECTRA's hook times its run from here)
-            return tf1_hooks.SessionRunArgs({"loss": "loss", "probabilities": "probabilities:0"}
-                                            if self.evaluating else None)
+            return tf1_hooks.SessionRunArgs({"loss": "loss", "step": self._global_step} if self.evaluating else None)
 
         def after_run(self, run_context, run_values):
             assert self._started == "before_run"
@@ -221,13 +220,9 @@ def test_a_hook_reads_the_global_step_with_session_run_in_training_and_in_evalua
     training.evaluating, evaluation.evaluating, evaluation.results = False, True, []
     est.train(models.train_input(FEATURES, LABELS, 16), steps=3, hooks=[training])
     assert training.read == [1, 2, 3, ("end", 3)]  # the step after each run, as TF1's session read it
-    caplog.set_level("WARNING", logger="absl")
     est.evaluate(models.eval_input(FEATURES[:32], LABELS[:32], 16), hooks=[evaluation])
     assert evaluation.read == [3, 3, ("end", 3)]
-    assert [sorted(r) for r in evaluation.results] == [["loss", "probabilities"]] * 2
-    assert evaluation.results[0]["probabilities"] is None and evaluation.results[1]["loss"] > 0
-    assert caplog.text.count("ReadsTheStep.before_run asks for probabilities during evaluation, which offers "
-                             "hooks only loss") == 1
+    assert [r["step"] for r in evaluation.results] == [3, 3] and evaluation.results[1]["loss"] > 0
     with pytest.raises(NotImplementedError, match="session.run: TF2 has no session"):
         tf1_hooks.SessionRunContext().session.run(tf.constant(1.0) + tf.Variable(1.0), feed_dict={"x": 1})
 
@@ -265,3 +260,33 @@ def test_begin_finds_model_fns_variables_in_the_graphs_collections(tmp_path, mod
     assert hook.seen == {"global": ["global_step", "linear/counts", "linear/w"], "trainable": ["linear/w"],
                          "moving_average": ["linear/counts"], "global_step": ["global_step"]}
     assert tf.compat.v1.global_variables() == []  # (the process's graph as it was)
+
+
+def hooked_eval_fn(hooks):
+    """A model_fn whose evaluation hook fetches its own tensors (ELECTRA's ETAHook(dict(loss=model.total_loss)))."""
+    def model_fn(features, labels, mode):
+        logits = tf.matmul(features, tf.compat.v1.get_variable("linear/w", [4, 3]), name="logits")
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+        train_op = tf1_train.GradientDescentOptimizer(0.1).minimize(loss, global_step=tf1_train.get_global_step())
+        hooks.append(Fetches({"loss": loss, "logits": "logits:0", "step": tf1_train.get_global_step()}))
+        return common.EstimatorSpec(mode, loss=loss, train_op=train_op, evaluation_hooks=hooks[-1:])
+    return model_fn
+
+
+@pytest.mark.parametrize("towers", [1, 2])
+def test_an_evaluation_hook_fetches_model_fns_tensors_each_batch(tmp_path, towers):
+    hooks = []
+    est = common.Estimator(hooked_eval_fn(hooks), str(tmp_path), config=common.RunConfig(
+        device_plan=models.plan(towers)))
+    est.train(models.train_input(FEATURES, LABELS, 16), steps=3)
+    results = est.evaluate(models.eval_input(FEATURES[:32], LABELS[:32], 16))
+    seen = next(hook.seen for hook in hooks if hook.seen)  # (the EVAL probe's spec's hook)
+    assert [(r["logits"].shape, r["step"]) for r in seen] == [((16, 3), 3)] * 2  # (the whole batch, all towers)
+    assert np.mean([r["loss"] for r in seen]) == pytest.approx(results["loss"], rel=1e-5)
+
+
+def test_an_evaluation_hook_asking_for_a_tensor_model_fn_lacks_is_refused_by_name(tmp_path):
+    est = common.Estimator(models.classifier_fn, str(tmp_path), params={"hidden": 4})
+    est.train(models.train_input(FEATURES, LABELS, 16), steps=1)
+    with pytest.raises(ValueError, match="Fetches.before_run asks for probabilities, which the step does not offer"):
+        est.evaluate(models.eval_input(FEATURES[:32], LABELS[:32], 16), hooks=[Fetches("probabilities:0")])
