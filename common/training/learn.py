@@ -14,6 +14,7 @@ Experiment did, its export strategies exporting after the evaluations),
 
 import inspect
 
+import tensorflow as tf
 from absl import logging
 
 from common.estimator.run_config import USE_DEFAULT
@@ -148,9 +149,13 @@ def make_export_strategy(serving_input_fn=None, default_output_alternative_key=N
 
 
 def InputFnOps(features, labels, default_inputs):  # noqa: N802 -- contrib.learn's namedtuple
-    """contrib.learn's serving input (features, labels, the tensors a request feeds): a ServingInputReceiver."""
+    """contrib.learn's serving input (features, labels, the tensors a request feeds), whose features model_fn got
+    as they were: a dict as a ServingInputReceiver's, else as a TensorServingInputReceiver's one tensor (a list
+    of tensors as the tensor model_fn's ops made of it: tf.convert_to_tensor stacks it)."""
     del labels  # (a serving input has none)
-    return receivers.ServingInputReceiver(features, default_inputs)
+    if isinstance(features, dict):
+        return receivers.ServingInputReceiver(features, default_inputs)
+    return receivers.TensorServingInputReceiver(tf.convert_to_tensor(features), default_inputs)
 
 
 def _default_schedule(run_config):

@@ -19,6 +19,7 @@ import numpy as np
 import tensorflow as tf
 
 from common.estimator.estimator import Estimator as _Estimator
+from common.spec import metrics
 from common.spec.model_fn import EstimatorSpec, ModeKeys, named_arguments
 from common.tf1.session_run_hook import FeedFnHook
 
@@ -36,9 +37,14 @@ class ModelFnOps(collections.namedtuple("ModelFnOps", [
                                training_chief_hooks, training_hooks, scaffold)
 
     def estimator_spec(self, default_serving_output_alternative_key=None):
+        """The EstimatorSpec; a metric that is a plain tensor (contrib.metrics.accuracy's, which contrib read once
+        after the evaluation, from one batch more) is reported as its mean over the batches evaluated."""
         del default_serving_output_alternative_key  # (the export's default signature is serving_default)
+        eval_metric_ops = None if self.eval_metric_ops is None else {
+            name: metrics.mean(value) if isinstance(value, tf.Tensor) else value
+            for name, value in self.eval_metric_ops.items()}
         return EstimatorSpec(self.mode, predictions=self.predictions, loss=self.loss, train_op=self.train_op,
-                             eval_metric_ops=self.eval_metric_ops, training_chief_hooks=self.training_chief_hooks,
+                             eval_metric_ops=eval_metric_ops, training_chief_hooks=self.training_chief_hooks,
                              training_hooks=self.training_hooks, scaffold=self.scaffold)
 
 

@@ -120,6 +120,27 @@ def test_contribs_run_config_is_a_class_programs_subclass_and_replace_keeps_the_
     assert est.config.uid() == "uid"
 
 
+def test_input_fn_ops_give_model_fn_a_tensor_or_a_list_of_tensors_as_contrib_did(tmp_path):
+    def tensor_model_fn(features, labels, mode):  # (features: one tensor in every mode)
+        weight = tf.compat.v1.get_variable("w", [1, 1], initializer=tf.compat.v1.ones_initializer())
+        predictions = tf.matmul(tf.reshape(features, [-1, 1]), weight)
+        if mode == common.ModeKeys.PREDICT:
+            return common.EstimatorSpec(mode, predictions=predictions)
+        loss = tf.reduce_mean(tf.square(predictions - labels))
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.0).minimize(loss))
+
+    estimator = common.Estimator(tensor_model_fn, str(tmp_path))
+    estimator.train(train_input, steps=1)
+    for make_features in (lambda rows: rows, lambda rows: [rows]):  # (tensorflow-without-a-phd's [tf.cast(...)])
+        def serving_input_fn():
+            rows = common.placeholder(tf.float32, [None, 1], name="x")
+            return learn.InputFnOps(make_features(2 * rows), None, {"x": rows})
+
+        path = estimator.export_saved_model(str(tmp_path / "export"), serving_input_fn)
+        served = tf.saved_model.load(path).signatures["serving_default"](x=tf.constant([[1.5]]))
+        np.testing.assert_allclose(served["output"].numpy(), [[3.0]])
+
+
 def test_an_export_strategy_exports_after_the_evaluation_under_export_servo(tmp_path):
     def serving_input_fn():  # contrib's InputFnOps(features, labels, default_inputs)
         rows = common.placeholder(tf.float32, [None, 1], name="x")

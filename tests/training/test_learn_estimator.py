@@ -77,6 +77,20 @@ def test_model_fn_ops_and_params_and_skcompat_give_dicts_as_contrib_did(tmp_path
     np.testing.assert_allclose(predicted["twice"], 2 * predicted["value"], rtol=1e-6)
 
 
+def test_a_plain_tensor_metric_is_its_mean_over_the_batches_in_every_mode(tmp_path):
+    def model_fn(features, targets, mode):  # (tensorflow-without-a-phd's contrib.metrics.accuracy: a tensor)
+        predictions, loss, train_op = regression(features, targets, mode)
+        mean_target = tf.reduce_mean(tf.cast(targets, tf.float32))
+        return learn.ModelFnOps(mode, predictions, loss, train_op, eval_metric_ops={"mean_target": mean_target})
+
+    estimator = learn.Estimator(model_fn=model_fn, model_dir=str(tmp_path))
+    estimator.fit(x=X, y=Y, batch_size=4, steps=2)
+    batch_means = [Y[:5].mean(), Y[5:10].mean(), Y[10:].mean()]  # (batches of 5, 5, 2)
+    results = estimator.evaluate(x=X, y=Y, batch_size=5)
+    assert results["mean_target"] == pytest.approx(np.mean(batch_means), rel=1e-5)
+    assert np.mean(batch_means) != pytest.approx(Y.mean(), rel=1e-3)  # (not the mean over the examples)
+
+
 def test_an_experiment_trains_and_evaluates_a_contrib_estimator(tmp_path):
     estimator = learn.Estimator(model_fn=regression, model_dir=str(tmp_path))
     experiment = learn.Experiment(estimator, train_input_fn=input_fn_of(X, Y, None, 4, True, None),
