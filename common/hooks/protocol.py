@@ -75,7 +75,7 @@ class RunContext:
                  summary_tensors=(), summary_scope="", evaluation=False, tf1_collections=None):
         self.model_dir = model_dir
         self.tf1_collections = dict(tf1_collections or {})
-        self.evaluation = evaluation  # an evaluation's run (its hooks are offered the loss alone)
+        self.evaluation = evaluation  # an evaluation's run (its global step is the evaluated checkpoint's)
         self.summary_tensors = tuple(summary_tensors)
         self.summary_scope = summary_scope
         self.global_step = global_step
