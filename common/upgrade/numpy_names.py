@@ -5,7 +5,9 @@ NumPy 1.24 removed its aliases of Python's types (`np.int`, `np.float`,
 own iris tutorial passed `target_dtype=np.int`), and NumPy 2.0 removed
 more spellings (`np.float_`, `np.NaN`, `np.Inf`, `np.product`, ...). Each
 is rewritten as NumPy's own advice says: the Python type, or the name that
-stayed, through the alias the file imported NumPy as. Only names reached
+stayed, through the alias the file imported NumPy as. `np.sum` of a generator,
+which NumPy 1 summed with Python's `sum` (deprecated) and NumPy 2 refuses,
+becomes that `sum` (BERT-NER's metrics summed a column so). Only names reached
 through a module-level `import numpy` / `import numpy as np` are touched.
 """
 
@@ -36,6 +38,12 @@ def rewrites(tree, lines):
     aliases = numpy_aliases(tree)
     edits, changes = [], []
     for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _sums_a_generator(node, aliases):
+            start = position(lines, node.func.lineno, node.func.col_offset)
+            edits.append((start, position(lines, node.func.end_lineno, node.func.end_col_offset), "sum"))
+            changes.append(Change(start[0], start[1], f"rewrote {node.func.value.id}.sum(generator) as sum(generator) "
+                                  "(NumPy 1 summed a generator with Python's sum; NumPy 2 refuses it)"))
+            continue
         if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
                 and isinstance(node.ctx, ast.Load)):
             continue
@@ -50,3 +58,11 @@ def rewrites(tree, lines):
         edits.append((start, position(lines, node.end_lineno, node.end_col_offset), new))
         changes.append(Change(start[0], start[1], f"rewrote {written} as {new} ({why})"))
     return edits, changes
+
+
+def _sums_a_generator(call, aliases):
+    """Whether `call` is np.sum(<generator expression>) with nothing else (what NumPy 1 handed to Python's sum)."""
+    func = call.func
+    return (isinstance(func, ast.Attribute) and func.attr == "sum" and isinstance(func.value, ast.Name)
+            and func.value.id in aliases and len(call.args) == 1 and isinstance(call.args[0], ast.GeneratorExp)
+            and not call.keywords)

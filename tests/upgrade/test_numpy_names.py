@@ -57,3 +57,21 @@ def test_only_names_reached_through_an_import_of_numpy_are_touched():
         '''
     new, changes = upgrade(source)
     assert new == textwrap.dedent(source) and not changes
+
+
+def test_np_sum_of_a_generator_becomes_pythons_sum_as_numpy_1_summed_it():
+    new, changes = upgrade('''\
+        import numpy as np
+
+        matrix = np.arange(9.0).reshape(3, 3)
+        column = np.sum(matrix[r][1] for r in range(3))
+        kept = np.sum([matrix[r][1] for r in range(3)]) + np.sum((v for v in range(3)), axis=0)
+        ''')
+    assert "column = sum(matrix[r][1] for r in range(3))" in new
+    assert "kept = np.sum([matrix[r][1] for r in range(3)]) + np.sum((v for v in range(3)), axis=0)" in new
+    assert [c.message for c in changes] == [
+        "rewrote np.sum(generator) as sum(generator) (NumPy 1 summed a generator with Python's sum; NumPy 2 "
+        "refuses it)"]
+    scope = {}
+    exec(new.replace(" + np.sum((v for v in range(3)), axis=0)", ""), scope)  # (NumPy 2 refuses the one kept)
+    assert scope["column"] == 12.0
