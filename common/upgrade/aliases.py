@@ -129,7 +129,9 @@ class GoneImport:
 
 
 # Not in TensorFlow 2.21 (tensorflow.examples held TF1's tutorials' readers, e.g. mnist's input_data).
-GONE_MODULES = ("tensorflow.contrib", "tensorflow.estimator", "tensorflow_estimator", "tensorflow.examples")
+GONE_MODULES = ("tensorflow.contrib", "tensorflow.estimator", "tensorflow_estimator", "tensorflow.examples",
+                "tensorflow.compat.v1.estimator")
+_TENSORFLOW_ROOTS = ("tensorflow", "tensorflow.compat.v1")  # (`from tensorflow.compat.v1 import estimator`: gone)
 
 
 def _is_gone(module):
@@ -147,9 +149,9 @@ def _gone_kept(node):
         return False, None
     if _is_gone(node.module) and not _from_estimator(node.module):
         return True, None
-    if node.module == "tensorflow" and any(_is_gone("tensorflow." + a.name) for a in node.names):
+    if node.module in _TENSORFLOW_ROOTS and any(_is_gone("tensorflow." + a.name) for a in node.names):
         others = [a for a in node.names if not _is_gone("tensorflow." + a.name)]
-        return True, f"from tensorflow import {', '.join(_spelled(a) for a in others)}" if others else None
+        return True, f"from {node.module} import {', '.join(_spelled(a) for a in others)}" if others else None
     return False, None
 
 
@@ -158,7 +160,7 @@ def _bound(node):
     binds tensorflow, which the file uses otherwise: not counted)."""
     if isinstance(node, ast.Import):
         return tuple(a.asname for a in node.names if _is_gone(a.name) and a.asname)
-    if node.module == "tensorflow":
+    if node.module in _TENSORFLOW_ROOTS:
         return tuple(a.asname or a.name for a in node.names if _is_gone("tensorflow." + a.name))
     return tuple(a.asname or a.name for a in node.names)
 

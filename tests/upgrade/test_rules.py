@@ -271,16 +271,20 @@ def test_names_reached_through_import_aliases_are_rewritten_as_their_canonical_n
         import tensorflow.compat.v1 as tf
         import tensorflow.compat.v1 as tf_compat
         from tensorflow import estimator as tf_estimator
+        from tensorflow.compat.v1 import estimator as v1_estimator, flags
         from tensorflow.python.estimator.model_fn import ModeKeys as Modes
         opt = tf.train.AdamOptimizer(0.1)
         step = tf_compat.train.get_global_step()
         est = tf_estimator.Estimator(model_fn)
+        spec = v1_estimator.EstimatorSpec(flags.FLAGS.mode)
         w = tf.get_variable("w", [1])
         mode = Modes.TRAIN
         ''')
     lines = new.splitlines()
     assert "from common import ModeKeys as Modes" in lines
     assert "# from tensorflow import estimator as tf_estimator" in lines  # TensorFlow 2.21 has none
+    assert "from tensorflow.compat.v1 import flags" in lines  # (the TPU models' tf.compat.v1 estimator: gone too)
+    assert "spec = common.EstimatorSpec(flags.FLAGS.mode)" in lines
     assert "opt = common.tf1.train.AdamOptimizer(0.1)" in lines
     assert "step = common.get_global_step()" in lines
     assert "est = common.Estimator(model_fn)" in lines
