@@ -80,6 +80,17 @@ def cluster(strategy):
     return hosts.Cluster(strategy, resolver.task_type, resolver.task_id, num_workers)
 
 
+def MirroredStrategy(devices=None, num_gpus=None, num_gpus_per_worker=None, cross_device_ops=None,  # noqa: N802
+                     auto_shard_dataset=False, cross_tower_ops=None):
+    """tf.contrib.distribute.MirroredStrategy (TensorFlow 1.11-1.14, the official models' distribution_utils):
+    its devices, or `num_gpus` GPUs, as tf.distribute.MirroredStrategy's (whose replicas are the towers)."""
+    del auto_shard_dataset  # (input_fn's dataset is split over the towers by the framework)
+    count = num_gpus or num_gpus_per_worker
+    if devices is None and count:
+        devices = [f"/gpu:{index}" for index in range(count)]
+    return tf.distribute.MirroredStrategy(devices, cross_device_ops=cross_device_ops or cross_tower_ops)
+
+
 def plan_and_cluster(train_distribute, eval_distribute):
     """(DevicePlan, cluster) for RunConfig's strategies. One plan serves every
     mode here, so an eval_distribute must give the same towers."""

@@ -12,9 +12,12 @@ import functools
 
 import tensorflow as tf
 
+from common.tf1 import arg_scopes
 from common.tf1 import layers as tf1_layers
 from common.tf1 import summary as tf1_summary
 from common.tf1 import train as tf1_train
+from common.tf1.initializers import variance_scaling_initializer, xavier_initializer  # noqa: F401 (contrib's names)
+from common.tf1.initializers import xavier_initializer_conv2d  # noqa: F401 (contrib.layers' name)
 
 LAYER_NORM_EPSILON = 1e-12  # contrib's layer_norm used this, not Keras' 1e-3
 
@@ -51,13 +54,6 @@ def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None, 
                                             variance_epsilon=LAYER_NORM_EPSILON)
         outputs.set_shape(inputs.shape)
         return outputs if activation_fn is None else activation_fn(outputs)
-
-
-def xavier_initializer(uniform=True, seed=None, dtype=tf.float32):
-    """Glorot's initializer (contrib's name): fan-average variance scaling, uniform or truncated normal."""
-    if uniform:
-        return tf.compat.v1.glorot_uniform_initializer(seed=seed, dtype=dtype)
-    return tf.compat.v1.glorot_normal_initializer(seed=seed, dtype=dtype)
 
 
 def l2_regularizer(scale, scope=None):
@@ -354,9 +350,6 @@ def conv2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_form
         return outputs if activation_fn is None else activation_fn(outputs)
 
 
-convolution2d = conv2d
-
-
 def _pool(kind):
     def pool(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC", outputs_collections=None,
              scope=None):
@@ -381,6 +374,10 @@ def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True, outputs_c
     return tf.nn.dropout(inputs, rate=1 - keep_prob, noise_shape=noise_shape, seed=seed)
 
 
+for _name in ("layer_norm", "embed_sequence", "flatten", "batch_norm", "fully_connected", "conv2d", "max_pool2d",
+              "avg_pool2d", "dropout"):  # (arg_scope-able, as TF1 declared them: common.tf1.arg_scopes)
+    globals()[_name] = arg_scopes.add_arg_scope(globals()[_name])
+convolution2d = conv2d
 # contrib.layers' linear, relu and relu6: fully_connected with that activation
 linear = functools.partial(fully_connected, activation_fn=None)
 relu = functools.partial(fully_connected, activation_fn=tf.nn.relu)

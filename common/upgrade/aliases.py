@@ -35,6 +35,17 @@ def canonical_module(module) -> Optional[str]:
     return "tf." + rest if rest else "tf"
 
 
+# TF1's contrib packages re-exported their implementation modules' names, which programs imported too
+# (deeplab's `from tensorflow.contrib.layers.python.layers import layers`): a name there is the package's.
+_IMPLEMENTATION_MODULES = {"tf.contrib.layers.python.layers": "tf.contrib.layers",
+                           **{f"tf.contrib.layers.python.layers.{module}": "tf.contrib.layers"
+                              for module in ("layers", "initializers", "regularizers")}}
+
+
+def _package_of(canonical):
+    return _IMPLEMENTATION_MODULES.get(canonical, canonical)
+
+
 def _from_estimator(module):
     return any(module == m or module.startswith(m + ".") for m in ESTIMATOR_MODULES)
 
@@ -48,13 +59,14 @@ def tensorflow_aliases(tree) -> Dict[str, str]:
             for alias in node.names:
                 canonical = canonical_module(alias.name)
                 if canonical is not None:
-                    aliases[alias.asname] = canonical if alias.asname else aliases.setdefault("tensorflow", "tf")
+                    aliases[alias.asname] = _package_of(canonical) if alias.asname \
+                        else aliases.setdefault("tensorflow", "tf")
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
                 and not _from_estimator(node.module):
             canonical = canonical_module(node.module)
             if canonical is not None:
                 for alias in node.names:
-                    aliases[alias.asname or alias.name] = f"{canonical}.{alias.name}"
+                    aliases[alias.asname or alias.name] = _package_of(f"{canonical}.{alias.name}")
     aliases.pop(None, None)
     return aliases
 

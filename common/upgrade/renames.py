@@ -46,7 +46,8 @@ TF1_DEFAULT_CANNED = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearCl
 CONTRIB_NAMES = {"tf.contrib.layers.": ("layer_norm", "xavier_initializer", "l2_regularizer", "embed_sequence",
                                         "flatten", "batch_norm", "fully_connected", "optimize_loss", "conv2d",
                                         "convolution2d", "max_pool2d", "avg_pool2d", "dropout", "linear", "relu",
-                                        "relu6", "stack"),
+                                        "relu6", "stack", "xavier_initializer_conv2d",
+                                        "variance_scaling_initializer"),
                  "tf.contrib.lookup.": ("index_table_from_tensor", "index_to_string_table_from_tensor",
                                         "index_table_from_file", "index_to_string_table_from_file")}
 CONTRIB_HEADS = {"binary_classification_head": "common.canned.BinaryClassHead",
@@ -236,6 +237,8 @@ def _renames():
     renames["tf.contrib.data.Iterator"] = "tf.compat.v1.data.Iterator"
     for name in ("batch_and_drop_remainder", "padded_batch_and_drop_remainder"):
         renames["tf.contrib.data." + name] = "common.tf1.contrib." + name
+    renames["tf.contrib.distribute.OneDeviceStrategy"] = "tf.distribute.OneDeviceStrategy"
+    renames["tf.contrib.distribute.MirroredStrategy"] = "common.devices.strategies.MirroredStrategy"
     renames["tf.contrib.cluster_resolver.TPUClusterResolver"] = "tf.distribute.cluster_resolver.TPUClusterResolver"
     for prefix in ("tf.estimator.tpu.", "tf.compat.v1.estimator.tpu.", "tf.contrib.tpu."):
         for name in ("TPUEstimator", "TPUEstimatorSpec", "CrossShardOptimizer"):

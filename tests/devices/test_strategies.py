@@ -19,6 +19,8 @@ FEATURES, LABELS = models.blobs(128)
      ("/cpu:0",)),
     (lambda: tf.distribute.MultiWorkerMirroredStrategy(), ("/cpu:0",), ("/cpu:0",)),  # no TF_CONFIG: one host
     (tf.distribute.get_strategy, ("/cpu:0",), ("/cpu:0",)),
+    (lambda: strategies.MirroredStrategy(num_gpus=2), ("/gpu:0", "/gpu:1"), ("/gpu:0", "/gpu:1")),  # (contrib's)
+    (lambda: strategies.MirroredStrategy(["/cpu:1", "/cpu:3"]), ("/cpu:1", "/cpu:3"), ("/cpu:1", "/cpu:3")),
 ])
 def test_each_strategy_becomes_the_towers_it_stands_for(make, devices, variables):
     config = common.RunConfig(train_distribute=make())

@@ -62,8 +62,7 @@ def test_lookup_tables_give_positions_hash_buckets_and_the_inverse(tmp_path):
 
 
 def test_initializer_and_regularizer_helpers():
-    assert isinstance(contrib.xavier_initializer(), tf.compat.v1.glorot_uniform_initializer)
-    assert isinstance(contrib.xavier_initializer(uniform=False), tf.compat.v1.glorot_normal_initializer)
+    assert contrib.xavier_initializer_conv2d is contrib.xavier_initializer  # (common.tf1.initializers')
     assert float(contrib.l2_regularizer(0.5)(tf.constant([1.0, 2.0]))) == pytest.approx(0.5 * 5 / 2)
     with pytest.raises(ValueError, match="negative"):
         contrib.l2_regularizer(-1.0)

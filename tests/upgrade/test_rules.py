@@ -408,6 +408,24 @@ def test_imports_of_tensorflow_contrib_are_taken_out_and_their_uses_rewritten_or
     assert sum("removed the import of tensorflow.contrib" in c.message for c in changes) == 2
 
 
+def test_contrib_layers_reached_through_its_implementation_modules_is_contrib_layers():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        from tensorflow.contrib.layers.python.layers import layers
+        from tensorflow.contrib.layers.python.layers import initializers as inits
+        from tensorflow.contrib import layers as contrib_layers
+        net = layers.batch_norm(layers.fully_connected(x, 4, weights_initializer=inits.xavier_initializer()))
+        kernel = contrib_layers.xavier_initializer_conv2d()
+        he = contrib_layers.variance_scaling_initializer(2.0, "FAN_OUT")
+        ''')
+    assert new.splitlines()[-3:] == [
+        "net = common.tf1.contrib.batch_norm(common.tf1.contrib.fully_connected(x, 4, "
+        "weights_initializer=common.tf1.contrib.xavier_initializer()))",
+        "kernel = common.tf1.contrib.xavier_initializer_conv2d()",
+        'he = common.tf1.contrib.variance_scaling_initializer(2.0, "FAN_OUT")']
+    assert not [c for c in changes if c.refused]
+
+
 def test_taking_out_a_contrib_import_keeps_every_other_statement_and_name_and_a_failed_imports_fallback():
     new, changes = upgrade('''\
         import tensorflow as tf
