@@ -223,6 +223,13 @@ def step_of(path):
     return int(read_values(path, [GLOBAL_STEP])[GLOBAL_STEP])
 
 
+def global_step_in(model_dir):
+    """The global step of model_dir's newest checkpoint, 0 with none (tf.estimator's private
+    _load_global_step_from_checkpoint_dir, which TPU programs called to resume their train-and-eval loops)."""
+    latest = tf.train.latest_checkpoint(model_dir)
+    return step_of(latest) if latest else 0
+
+
 def first_line(error):
     """The error's type and first line, without TensorFlow's {{function_node ...}} prefix."""
     text = _FUNCTION_NODE.sub("", getattr(error, "message", None) or str(error)).strip()

@@ -43,6 +43,28 @@ class TPURunConfig(BaseRunConfig):
     tpu_config: TPUConfig = dataclasses.field(default_factory=TPUConfig)
 
 
+class TPUClusterResolver:
+    """tf.contrib.cluster_resolver.TPUClusterResolver as TPU programs made it whatever --use_tpu said (TF1 took an
+    empty name; TensorFlow 2.21's looks the TPU up and raises without one): kept for tpu.RunConfig, which sets it
+    aside; asked for a TPU's address, it says there is none."""
+
+    def __init__(self, tpu=None, zone=None, project=None, job_name="worker", coordinator_name=None,
+                 coordinator_address=None, credentials="default", service=None, discovery_url=None):
+        del job_name, coordinator_name, coordinator_address, credentials, service, discovery_url
+        self.tpu, self.zone, self.project = tpu, zone, project
+
+    def __repr__(self):
+        return f"TPUClusterResolver({self.tpu!r})"
+
+    def master(self, task_type=None, task_id=None, rpc_layer=None):
+        del task_type, task_id, rpc_layer
+        raise ValueError(f"{self!r}: no TPU can be reached here; run TPUEstimator with use_tpu=False, which needs "
+                         "no master")
+
+    get_master = master
+    cluster_spec = master
+
+
 def RunConfig(tpu_config=None, evaluation_master=None, master=None, cluster=None, **kwargs):  # noqa: N802 (TF's name)
     """tf.estimator.tpu.RunConfig: a TPU cluster resolver cannot be honoured here (no TPU); master and
     evaluation_master name TPU workers and are ignored when empty."""

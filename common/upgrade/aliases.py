@@ -50,6 +50,20 @@ def _from_estimator(module):
     return any(module == m or module.startswith(m + ".") for m in ESTIMATOR_MODULES)
 
 
+# tf.estimator's implementation modules, which TF1 programs imported (`from tensorflow.python.estimator import
+# model_fn as model_fn_lib`): each held names tf.estimator (or its export, inputs) published.
+ESTIMATOR_SUBMODULES = {**{name: "tf.estimator" for name in ("estimator", "estimator_lib", "model_fn", "run_config",
+                                                             "training", "exporter")},
+                        "export": "tf.estimator.export", "inputs": "tf.estimator.inputs"}
+
+
+def _estimator_modules_import(node):
+    """Whether `node` is `from <tf.estimator's package> import <its modules>` (which binds them, not names)."""
+    return isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in (
+        "tensorflow.python.estimator", "tensorflow_estimator.python.estimator") \
+        and all(a.name in ESTIMATOR_SUBMODULES for a in node.names)
+
+
 def tensorflow_aliases(tree) -> Dict[str, str]:
     """local name -> the canonical name of the TensorFlow module it is bound to (`tf` -> "tf" when the file
     binds nothing else to it)."""
@@ -61,6 +75,8 @@ def tensorflow_aliases(tree) -> Dict[str, str]:
                 if canonical is not None:
                     aliases[alias.asname] = _package_of(canonical) if alias.asname \
                         else aliases.setdefault("tensorflow", "tf")
+        elif _estimator_modules_import(node):
+            aliases.update({a.asname or a.name: ESTIMATOR_SUBMODULES[a.name] for a in node.names})
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
                 and not _from_estimator(node.module):
             canonical = canonical_module(node.module)
@@ -102,8 +118,8 @@ def tensorflow_imports(tree):
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(id(a) for a in node.names if canonical_module(a.name) is not None)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
-                and not _from_estimator(node.module) and canonical_module(node.module) is not None:
+        elif (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and not _from_estimator(
+                node.module) and canonical_module(node.module) is not None) or _estimator_modules_import(node):
             found.update(id(a) for a in node.names)
     return found
 
@@ -123,8 +139,8 @@ def estimator_imports(tree, lines) -> List[EstimatorImport]:
     return [EstimatorImport(position(lines, node.lineno, node.col_offset),
                             position(lines, node.end_lineno, node.end_col_offset),
                             [(a.name, a.asname or a.name) for a in node.names], node.module)
-            for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and _from_estimator(node.module)]
+            for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+            and _from_estimator(node.module) and not _estimator_modules_import(node)]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -159,7 +175,7 @@ def _gone_kept(node):
         return found, ("import " + ", ".join(_spelled(a) for a in others)) if found and others else None
     if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
         return False, None
-    if _is_gone(node.module) and not _from_estimator(node.module):
+    if _estimator_modules_import(node) or (_is_gone(node.module) and not _from_estimator(node.module)):
         return True, None
     if node.module in _TENSORFLOW_ROOTS and any(_is_gone("tensorflow." + a.name) for a in node.names):
         others = [a for a in node.names if not _is_gone("tensorflow." + a.name)]

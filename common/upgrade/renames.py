@@ -149,6 +149,7 @@ def _renames():
         renames[name] = "common.tf1.feature_column.shared_embedding_columns"
     renames["tf.contrib.estimator.clip_gradients_by_norm"] = "common.clip_gradients_by_norm"
     renames["tf.contrib.estimator.add_metrics"] = "common.add_metrics"
+    renames["tf.contrib.estimator.forward_features"] = "common.forward_features"
     for name in ("tf.compat.v1.trainable_variables", "tf.trainable_variables"):
         renames[name] = "common.tf1.variables.trainable_variables"
     for name in ("tf.compat.v1.train.match_filenames_once", "tf.train.match_filenames_once"):
@@ -237,9 +238,12 @@ def _renames():
     renames["tf.contrib.data.Iterator"] = "tf.compat.v1.data.Iterator"
     for name in ("batch_and_drop_remainder", "padded_batch_and_drop_remainder"):
         renames["tf.contrib.data." + name] = "common.tf1.contrib." + name
+    renames["tf.estimator._load_global_step_from_checkpoint_dir"] = "common.state.checkpoints.global_step_in"
+    for prefix in ("tf.keras.backend.", "tf.compat.v1.keras.backend."):
+        renames[prefix + "set_learning_phase"] = "common.tf1.keras_backend.set_learning_phase"
     renames["tf.contrib.distribute.OneDeviceStrategy"] = "tf.distribute.OneDeviceStrategy"
     renames["tf.contrib.distribute.MirroredStrategy"] = "common.devices.strategies.MirroredStrategy"
-    renames["tf.contrib.cluster_resolver.TPUClusterResolver"] = "tf.distribute.cluster_resolver.TPUClusterResolver"
+    renames["tf.contrib.cluster_resolver.TPUClusterResolver"] = "common.tpu.run_config.TPUClusterResolver"
     for prefix in ("tf.estimator.tpu.", "tf.compat.v1.estimator.tpu.", "tf.contrib.tpu."):
         for name in ("TPUEstimator", "TPUEstimatorSpec", "CrossShardOptimizer"):
             renames[prefix + name] = "common.tpu.estimator." + name

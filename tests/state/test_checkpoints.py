@@ -24,6 +24,14 @@ def test_variable_shapes_and_read_variable_speak_the_stable_names(tmp_path):
     assert checkpoints.read_variable(path, "global_step") == 7
 
 
+def test_global_step_in_a_model_dir_is_its_newest_checkpoints_or_0(tmp_path):
+    assert checkpoints.global_step_in(str(tmp_path)) == 0
+    variables = model_variables()
+    save(tmp_path, 3, variables)
+    save(tmp_path, 12, variables)
+    assert checkpoints.global_step_in(str(tmp_path)) == 12
+
+
 def test_read_variable_of_an_unknown_name_lists_what_the_checkpoint_holds(tmp_path):
     path = save(tmp_path, 1, model_variables())
     with pytest.raises(ValueError) as error:

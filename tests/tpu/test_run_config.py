@@ -17,8 +17,11 @@ def test_a_tpu_run_config_is_the_projects_with_its_tpu_config():
 
 def test_tpu_hardware_is_refused_by_argument_and_a_resolver_passed_anyway_is_set_aside(caplog):
     """TPU programs (tensorflow/tpu's MobileNet) pass their cluster resolver whatever --use_tpu says."""
+    resolver = run_config.TPUClusterResolver("", zone=None, project=None)  # (TF1's took an empty name)
     with caplog.at_level("WARNING", logger="absl"):
-        assert run_config.RunConfig(cluster=object(), save_checkpoints_steps=5).save_checkpoints_steps == 5
-    assert "a TPU cluster resolver is not used here" in caplog.text
+        assert run_config.RunConfig(cluster=resolver, save_checkpoints_steps=5).save_checkpoints_steps == 5
+    assert "tpu.RunConfig(cluster=TPUClusterResolver('')): a TPU cluster resolver is not used here" in caplog.text
+    with pytest.raises(ValueError, match="TPUClusterResolver\\(''\\): no TPU can be reached here"):
+        resolver.get_master()
     with pytest.raises(ValueError, match="tpu.RunConfig\\(master='grpc://10.0.0.2:8470'\\)"):
         run_config.RunConfig(master="grpc://10.0.0.2:8470")

@@ -408,6 +408,26 @@ def test_imports_of_tensorflow_contrib_are_taken_out_and_their_uses_rewritten_or
     assert sum("removed the import of tensorflow.contrib" in c.message for c in changes) == 2
 
 
+def test_tf_estimators_implementation_modules_imported_stand_for_tf_estimator():
+    new, changes = upgrade('''\
+        import tensorflow.compat.v1 as tf
+        from tensorflow.python.estimator import estimator
+        from tensorflow.python.estimator import model_fn as model_fn_lib, export
+        spec = model_fn_lib.EstimatorSpec(model_fn_lib.ModeKeys.TRAIN, loss=x)
+        start = estimator._load_global_step_from_checkpoint_dir(model_dir)
+        receiver = export.ServingInputReceiver(features, features)
+        tf.keras.backend.set_learning_phase(True)
+        ''')
+    assert new.splitlines()[-6:] == [
+        "# from tensorflow.python.estimator import estimator",
+        "# from tensorflow.python.estimator import model_fn as model_fn_lib, export",
+        "spec = common.EstimatorSpec(common.ModeKeys.TRAIN, loss=x)",
+        "start = common.state.checkpoints.global_step_in(model_dir)",
+        "receiver = common.ServingInputReceiver(features, features)",
+        "common.tf1.keras_backend.set_learning_phase(True)"]
+    assert not [c for c in changes if c.refused]
+
+
 def test_contrib_layers_reached_through_its_implementation_modules_is_contrib_layers():
     new, changes = upgrade('''\
         import tensorflow as tf
