@@ -73,6 +73,7 @@ class Head:
     logits_dimension = 1
     expected_label_dimension = None  # the last dimension labels must have, where the kind of label fixes it
     train_average_loss = False  # also summarize the training loss per example (tf.compat.v1's heads did)
+    tf1_scope = ""  # the scope of tf.compat.v1's estimator ("linear/"), under which its head named its losses
 
     def __init__(self, weight_column=None, loss_reduction=None, name=None, loss_fn=None):
         self._weight_column = weight_column
@@ -174,7 +175,10 @@ class Head:
             examples = tf.cast(tf.shape(unweighted)[0], unweighted.dtype) if weights is None else \
                 tf.reduce_sum(weights)
             weighted = unweighted if weights is None else unweighted * weights
-            tf1_summary.scalar("average_loss", tf.reduce_sum(weighted) / examples)
+            summed = tf.reduce_sum(weighted)
+            tf1_summary.scalar("average_loss", summed / examples)
+            tf.identity(summed, name=f"{self.tf1_scope}head/weighted_loss/Sum")  # (TF1's graph names, which
+            tf.identity(summed / examples, name=f"{self.tf1_scope}head/truediv")  # programs' hooks fetched)
         if train_op_fn is not None:
             train_op = train_op_fn(loss)
         else:

@@ -14,12 +14,17 @@ import inspect
 from common.canned import estimators, head_metrics, heads
 
 
+# The variable scope each of TF1's estimators built in, its head's losses named under it ("linear/head/truediv").
+_TF1_SCOPES = (("DNNLinearCombined", ""), ("DNN", "dnn/"), ("Linear", "linear/"), ("Baseline", "baseline/"))
+
+
 def _tf1_flavour(cls):
     """cls with TF1's rates and summary tags; where it makes its head, TF1's default loss_reduction (SUM), AUC
     and training average_loss summary."""
     attributes = {"rates": estimators.TF1_RATES, "dnn_tag_prefix": "dnn/dnn/", "__module__": __name__,
                   "__doc__": f"tf.compat.v1.estimator.{cls.__name__}: TF1's defaults."}
     signature = inspect.signature(cls.__init__)
+    tf1_scope = next((scope for prefix, scope in _TF1_SCOPES if cls.__name__.startswith(prefix)), "")
     if "loss_reduction" in signature.parameters:
         @functools.wraps(cls.__init__)
         def __init__(self, *args, **kwargs):
@@ -27,6 +32,7 @@ def _tf1_flavour(cls):
             bound.arguments.setdefault("loss_reduction", heads.SUM)
             cls.__init__(*bound.args, **bound.kwargs)
             self.head.train_average_loss = True  # (TF1's heads wrote a training average_loss summary)
+            self.head.tf1_scope = tf1_scope
             if isinstance(self.head, heads.BinaryClassHead):
                 self.head.auc_summation = head_metrics.TRAPEZOIDAL
 

@@ -3,7 +3,11 @@
 import inspect
 
 import numpy as np
+import pytest
+import tensorflow as tf
 
+import common
+import common.tf1.session_run_hook
 from common import canned
 from common.canned import v1
 from tests.canned import reference
@@ -46,3 +50,37 @@ def test_a_loss_summed_over_the_batch_takes_batch_size_times_the_step(tmp_path):
         estimator.train(reference.train_input(reference.FEATURES, reference.TARGETS), steps=1)
         steps[flavour] = estimator.get_variable_value("linear/linear_model/bias_weights")
     np.testing.assert_allclose(steps[v1], 8 * steps[canned], rtol=1e-5)  # batch 8, from zero weights
+
+
+class _Fetches(common.tf1.session_run_hook.SessionRunHook):
+    def __init__(self, names):
+        self.names, self.seen = names, []
+
+    def before_run(self, run_context):
+        return common.tf1.session_run_hook.SessionRunArgs(self.names)
+
+    def after_run(self, run_context, run_values):
+        self.seen.append({k: float(v) for k, v in run_values.results.items()})
+
+
+def _binary_input():
+    x = np.random.RandomState(0).rand(32).astype(np.float32)
+    return tf.data.Dataset.from_tensor_slices(({"x": x}, (x > 0.5).astype(np.int32))).batch(8)
+
+
+@pytest.mark.parametrize("make, scope, tf215", [
+    (v1.LinearClassifier, "linear/", [(0.6931472, 5.5451775), (0.64077437, 5.126195)]),
+    (v1.LinearRegressor, "linear/", [(0.75, 6.0), (0.28530574, 2.282446)]),
+    (lambda columns, model_dir: v1.DNNClassifier([4], columns, model_dir=model_dir), "dnn/", None),
+    (lambda columns, model_dir: v1.DNNLinearCombinedClassifier(
+        model_dir=model_dir, linear_feature_columns=columns, dnn_feature_columns=columns, dnn_hidden_units=[4]),
+     "", None)])
+def test_tf1s_head_losses_are_fetched_by_tf1s_graph_names(tmp_path, make, scope, tf215):
+    """The official wide_deep's LoggingTensorHook({"average_loss": "linear/head/truediv", "loss":
+    "linear/head/weighted_loss/Sum"}); the numbers are TF 2.15's tf.compat.v1.estimator's (2026-11-26)."""
+    hook = _Fetches({"average": f"{scope}head/truediv", "summed": f"{scope}head/weighted_loss/Sum"})
+    make([tf.feature_column.numeric_column("x")], model_dir=str(tmp_path)).train(_binary_input, hooks=[hook],
+                                                                                  steps=2)
+    assert [s["summed"] for s in hook.seen] == pytest.approx([8 * s["average"] for s in hook.seen], rel=1e-5)
+    if tf215:
+        assert [(s["average"], s["summed"]) for s in hook.seen] == [pytest.approx(t, rel=1e-5) for t in tf215]
