@@ -34,7 +34,7 @@ from common import hooks  # noqa: E402
 from common.devices.runtime import log_tensorflow_lines_once, set_verbosity  # noqa: E402
 from common.estimator.clipping import clip_gradients_by_norm  # noqa: E402
 from common.estimator.estimator import Estimator  # noqa: E402
-from common.estimator.extenders import add_metrics  # noqa: E402
+from common.estimator.extenders import add_metrics, forward_features  # noqa: E402
 from common.estimator.keras import model_to_estimator  # noqa: E402
 from common.estimator.run_config import RunConfig  # noqa: E402
 from common.export.exporters import BestExporter, Exporter, FinalExporter, LatestExporter  # noqa: E402
@@ -77,6 +77,7 @@ __all__ = [
     "VariableCreationError",
     "WarmStartSettings",
     "add_metrics",
+    "forward_features",
     "build_parsing_serving_input_receiver_fn",
     "build_raw_serving_input_receiver_fn",
     "clip_gradients_by_norm",

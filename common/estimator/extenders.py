@@ -1,10 +1,16 @@
-"""tf.estimator.add_metrics: an estimator whose evaluation also reports a metric_fn's metrics.
+"""tf.estimator.add_metrics and tf.contrib.estimator.forward_features: a premade estimator extended
+without writing a model_fn.
 
 TF 2.x-era programs (and tf.contrib.estimator's before them) added an RMSE
-to a premade regressor this way, without writing a model_fn.
+to a premade regressor with add_metrics, and TF1 programs passed a key
+feature through to the predictions and the served outputs with
+forward_features (training-data-analyst's babyweight).
 """
 
+import tensorflow as tf
+
 from common.estimator.estimator import Estimator
+from common.spec.export_outputs import PredictOutput
 from common.spec.model_fn import ModeKeys, call_with_wanted_args, named_arguments
 
 _METRIC_FN_ARGS = ("predictions", "features", "labels", "config")
@@ -27,5 +33,43 @@ def add_metrics(estimator, metric_fn):
                                                       "labels": labels, "config": config})
         return spec._replace(eval_metric_ops={**(spec.eval_metric_ops or {}), **added})
 
-    return Estimator(model_fn_with_metrics, model_dir=estimator.model_dir, config=estimator.config,
+    return _with_model_fn(estimator, model_fn_with_metrics)
+
+
+def forward_features(estimator, keys=None, sparse_default_values=None):
+    """A new Estimator over the same model dir, config and warm start whose predictions (and served
+    PredictOutputs) also hold the features named `keys` (a name, a list, or None: all), a sparse one made
+    dense with sparse_default_values[key] (default 0, or "" for text)."""
+    model_fn = estimator.model_fn
+    wanted = [keys] if isinstance(keys, str) else keys
+    defaults = sparse_default_values or {}
+
+    def model_fn_forwarding(features, labels, mode, config):
+        spec = model_fn(features, labels, mode, config)
+        if mode != ModeKeys.PREDICT:
+            return spec
+        if not isinstance(features, dict) or not isinstance(spec.predictions, dict):
+            raise ValueError("forward_features: features and predictions must be dicts, got "
+                             f"{type(features).__name__} and {type(spec.predictions).__name__}")
+        forwarded = {}
+        for key in features if wanted is None else wanted:
+            if key not in features:
+                raise ValueError(f"Key ({key}) is not in features.")
+            if key in spec.predictions:
+                raise ValueError(f"Cannot forward feature key ({key}). Since it does exist in predictions.")
+            value = features[key]
+            if isinstance(value, tf.SparseTensor):
+                value = tf.sparse.to_dense(value, default_value=defaults.get(key, "" if value.dtype == tf.string
+                                                                                  else 0))
+            forwarded[key] = value
+        predictions = {**spec.predictions, **forwarded}
+        outputs = {name: PredictOutput(predictions) if isinstance(output, PredictOutput) else output
+                   for name, output in (spec.export_outputs or {}).items()}
+        return spec._replace(predictions=predictions, export_outputs=outputs or None)
+
+    return _with_model_fn(estimator, model_fn_forwarding)
+
+
+def _with_model_fn(estimator, model_fn):
+    return Estimator(model_fn, model_dir=estimator.model_dir, config=estimator.config,
                      warm_start_from=estimator.warm_start_from)

@@ -1,4 +1,5 @@
-"""tf.estimator.add_metrics: a metric_fn's metrics join a trained estimator's evaluation."""
+"""tf.estimator.add_metrics: a metric_fn's metrics join a trained estimator's evaluation; forward_features: a
+feature joins its predictions and served outputs."""
 
 import numpy as np
 import pytest
@@ -41,3 +42,30 @@ def test_a_metric_fn_asking_for_an_unknown_argument_is_refused_by_name():
     estimator = common.Estimator(lambda features, labels, mode: None)
     with pytest.raises(ValueError, match=r"has following not expected args: \['mode'\]"):
         common.add_metrics(estimator, lambda predictions, mode: {})
+
+
+def keyed_input_fn():
+    keys = np.array([f"k{i}" for i in range(24)])
+    return tf.data.Dataset.from_tensor_slices(({"x": X, "key": keys}, Y)).batch(8)
+
+
+def test_forward_features_passes_a_key_to_the_predictions_and_the_served_outputs(tmp_path):
+    regressor = LinearRegressor([tf.feature_column.numeric_column("x", shape=[2])], model_dir=str(tmp_path))
+    regressor.train(lambda: keyed_input_fn().repeat(), steps=5)
+    forwarding = common.forward_features(regressor, "key")
+    predicted = list(forwarding.predict(keyed_input_fn))
+    plain = list(regressor.predict(keyed_input_fn))
+    assert [p["key"] for p in predicted] == [f"k{i}".encode() for i in range(24)]
+    np.testing.assert_allclose([p["predictions"] for p in predicted], [p["predictions"] for p in plain])
+
+    def receiver():
+        received = {"x": tf.compat.v1.placeholder(tf.float32, [None, 2]), "key": tf.compat.v1.placeholder(tf.string,
+                                                                                                        [None])}
+        return common.ServingInputReceiver(received, received)
+
+    served = tf.saved_model.load(forwarding.export_saved_model(str(tmp_path / "export"), receiver))
+    outputs = served.signatures["predict"](x=tf.constant(X[:2]), key=tf.constant(["a", "b"]))
+    assert outputs["key"].numpy().tolist() == [b"a", b"b"] and outputs["predictions"].shape == (2, 1)
+    with pytest.raises(ValueError, match=r"Cannot forward feature key \(predictions\)"):
+        next(common.forward_features(regressor).predict(
+            lambda: tf.data.Dataset.from_tensor_slices({"x": X, "predictions": X}).batch(8)))
