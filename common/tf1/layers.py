@@ -21,7 +21,7 @@ filed under UPDATE_OPS stands for that.
 import keras
 import tensorflow as tf
 
-from common.variables import registry
+from common.variables import keras_internals, registry
 
 GraphKeys = tf.compat.v1.GraphKeys
 
@@ -298,8 +298,8 @@ class BatchNormalization(Layer):
                 inputs, tf.reshape(tf.cast(mean, inputs.dtype), shape), tf.reshape(tf.cast(variance, inputs.dtype),
                                                                                    shape),
                 tf.reshape(beta, shape), tf.reshape(gamma, shape), self.epsilon)
-            if not training:
-                return outputs
+            if not training or keras_internals.in_symbolic_call():  # (a Keras model's shape trace: its real
+                return outputs  # call, which follows, files the update)
         for variable, batch_value in ((self.moving_mean, mean), (self.moving_variance, variance)):
             decayed = variable - (variable - tf.cast(batch_value, variable.dtype)) * (1.0 - self.momentum)
             tf.compat.v1.add_to_collection(GraphKeys.UPDATE_OPS, registry.assign_after_step(variable, decayed))

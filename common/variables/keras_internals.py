@@ -7,8 +7,10 @@ under (the path it will get, and whether a metric is creating it), (c) make
 a variable inside a StatelessScope without its being deferred, (d) drop
 the deferred variables a StatelessScope leaves waiting for initialization,
 (e) tell a deferred variable's late initialization (outside its layer's name
-scope) from a new variable, (f) make an optimizer inside a StatelessScope, or
-(g) reach the variable that holds an optimizer's learning rate.
+scope) from a new variable, (f) make an optimizer inside a StatelessScope,
+(g) reach the variable that holds an optimizer's learning rate, or (h) tell
+a model's symbolic first call (its output shapes, traced in a scratch graph
+that is then dropped) from its real one.
 Each is done here, on keras.src.backend.common.global_state (and (g) on the
 optimizer's `_learning_rate`), so a Keras that moves it breaks this module only.
 """
@@ -30,6 +32,11 @@ def fresh_object_names():
         yield
     finally:
         global_state.set_global_attribute("object_name_uids", saved)
+
+
+def in_symbolic_call():
+    """Whether Keras is tracing a call for its output shapes (compute_output_spec's scratch graph)."""
+    return global_state.get_global_attribute("symbolic_scope") is not None
 
 
 def name_scope_stack():

@@ -28,6 +28,30 @@ def test_tf1_batch_normalization_keeps_tf1_defaults(tmp_path):
     np.testing.assert_allclose(moving_mean, 0.01 * x.mean(axis=0), rtol=1e-5)  # TF1's momentum: 0.99
 
 
+class _NormalizingNet(keras.Model):
+    """A Keras model whose call uses TF1's batch norm, as the TPU models' EfficientNet and MnasNet did."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm, self.out = layers.BatchNormalization(), layers.Dense(1, kernel_initializer="zeros")
+
+    def call(self, x, training=False):
+        return self.out(self.norm(x, training=training))
+
+
+def test_tf1_batch_norm_inside_a_keras_models_call_updates_once_per_step(tmp_path):
+    """Keras 3 first traces a model's call for its output shapes in a graph it drops: no update comes from it."""
+    def net_fn(features, labels, mode):
+        loss = tf.reduce_mean(tf.square(_NormalizingNet()(features, training=mode == common.ModeKeys.TRAIN) - labels))
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.0).minimize(loss))
+
+    x = RNG.randn(32, 3).astype(np.float32) * 2 + 5
+    est = common.Estimator(net_fn, str(tmp_path))
+    est.train(lambda: tf.data.Dataset.from_tensors((x, np.zeros((32, 1), np.float32))).repeat(), steps=2)
+    moving_mean = est.get_variable_value("batch_normalization/moving_mean")
+    np.testing.assert_allclose(moving_mean, (1 - 0.99 ** 2) * x.mean(axis=0), rtol=1e-5)
+
+
 def test_a_tf1_layer_object_lists_its_variables_as_tf1s_keras_based_layers_did():
     with tf.Graph().as_default():
         dense, norm = layers.Dense(3, name="d"), layers.BatchNormalization(name="bn")

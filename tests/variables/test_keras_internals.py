@@ -72,3 +72,25 @@ def test_the_learning_rate_variable_of_an_optimizer_or_none_for_a_schedule():
     assert float(keras_internals.learning_rate_variable(fixed).numpy()) == 0.5
     scheduled = keras.optimizers.SGD(keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.5))
     assert keras_internals.learning_rate_variable(scheduled) is None
+
+
+def test_a_models_symbolic_call_is_told_from_its_real_one():
+    seen = []
+
+    class Watches(keras.layers.Layer):
+        def call(self, x):
+            seen.append(keras_internals.in_symbolic_call())
+            return x
+
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.watch = Watches()
+
+        def call(self, x):
+            return self.watch(x)
+
+    Net()(tf.zeros([2, 3]))
+    assert seen[-1] is False and keras_internals.in_symbolic_call() is False
+    with keras.SymbolicScope():
+        assert keras_internals.in_symbolic_call()
