@@ -19,7 +19,7 @@ from typing import Optional
 
 from absl import app, flags
 
-from common.upgrade import files, model_dir_check
+from common.upgrade import files, model_dir_check, own_common
 from common.upgrade import rules as upgrade_rules
 
 FLAGS = flags.FLAGS
@@ -61,12 +61,15 @@ def tf1_files(tasks):
     return found
 
 
-def upgrade_file(task, in_tree, tf1_tree=False):
-    """(report lines, refused constructs, whether the file failed) for one Python file."""
+def upgrade_file(task, in_tree, tf1_tree=False, own_common_renamed=False):
+    """(report lines, refused constructs, whether the file failed) for one Python file; own_common_renamed: the
+    tree's own module `common` is written as program_common (common.upgrade.own_common)."""
     try:
         source = files.read_source(task.source)
         try:
-            new_text, changes = upgrade_rules.upgrade_source(source.text, tf1_tree)
+            text, renaming = own_common.rename_imports(source.text) if own_common_renamed else (source.text, [])
+            new_text, changes = upgrade_rules.upgrade_source(text, tf1_tree)
+            changes = renaming + changes
         except (SyntaxError, ValueError, upgrade_rules.tokenize.TokenError) as error:
             why = error if isinstance(error, upgrade_rules.NotRewritable) else f"not valid Python ({error})"
             kept = ""
@@ -104,13 +107,18 @@ def _tasks():
             raise app.UsageError(f"--infile={FLAGS.infile}: no such file")
         if os.path.isdir(FLAGS.outfile):
             raise app.UsageError(f"--outfile={FLAGS.outfile} is a directory")
-        return [Task(FLAGS.infile, FLAGS.outfile, True)], False
+        return [Task(FLAGS.infile, FLAGS.outfile, True)], False, False
     if FLAGS.intree and FLAGS.outtree and not (FLAGS.infile or FLAGS.outfile):
         if not os.path.isdir(FLAGS.intree):
             raise app.UsageError(f"--intree={FLAGS.intree}: no such directory")
         if os.path.realpath(FLAGS.outtree).startswith(os.path.realpath(FLAGS.intree) + os.sep):
             raise app.UsageError(f"--outtree={FLAGS.outtree} is inside --intree={FLAGS.intree}")
-        return list(_tree_tasks(FLAGS.intree, FLAGS.outtree, FLAGS.copyotherfiles)), True
+        tasks = list(_tree_tasks(FLAGS.intree, FLAGS.outtree, FLAGS.copyotherfiles))
+        relative = {task.source: os.path.relpath(task.source, FLAGS.intree) for task in tasks if task.target}
+        if not own_common.tree_holds_own(relative.values()):
+            return tasks, True, False
+        return [dataclasses.replace(task, target=os.path.join(FLAGS.outtree, own_common.renamed_path(
+            relative[task.source]))) if task.target else task for task in tasks], True, True
     raise app.UsageError("give --infile and --outfile, or --intree and --outtree")
 
 
@@ -146,9 +154,14 @@ def main(argv):
             raise app.UsageError(f"--check_model_dir={FLAGS.check_model_dir}: no such directory")
         print("\n".join(model_dir_check.report(FLAGS.check_model_dir)))
         return 0
-    tasks, in_tree = _tasks()
+    tasks, in_tree, renamed = _tasks()
     _check_report_path(FLAGS.reportfile, tasks)
     report, refused, upgraded, failed = [], 0, 0, 0
+    if renamed:
+        report.append(f"The tree holds its own module {own_common.OWN}, written as {own_common.RENAMED} with the "
+                      f"imports of it: this project's package is {own_common.OWN}" + (
+                          f" (upgraded in place: remove its old {own_common.OWN} from {FLAGS.outtree})"
+                          if os.path.realpath(FLAGS.outtree) == os.path.realpath(FLAGS.intree) else ""))
     deciding = tf1_files(tasks) if in_tree else []
     if deciding:
         report.append(f"The tree is a TF1 program (its TF1 names, in {', '.join(deciding)}): every file's "
@@ -158,7 +171,7 @@ def main(argv):
             report.append(f"ERROR: {task.source}: {task.skip}: skipped")
             failed += 1
         elif task.upgrade:
-            lines, file_refused, file_failed = upgrade_file(task, in_tree, bool(deciding))
+            lines, file_refused, file_failed = upgrade_file(task, in_tree, bool(deciding), renamed)
             report.extend(lines)
             refused += file_refused
             failed += file_failed
@@ -169,7 +182,7 @@ def main(argv):
             except files.FileProblem as problem:
                 report.append(f"ERROR: {problem}: not copied")
                 failed += 1
-    changes = len(report) - refused - failed - bool(deciding)
+    changes = len(report) - refused - failed - bool(deciding) - renamed
     report.append(f"Upgraded {upgraded} file(s): {changes} change(s), {refused} construct(s) left for you to "
                   f"convert (marked ERROR)" + (f"; {failed} file(s) not upgraded or copied (marked ERROR)."
                                                if failed else "."))

@@ -32,3 +32,12 @@ def offset_of(source):
     for line in source_lines(source):
         starts.append(starts[-1] + len(line))
     return lambda point: starts[point[0] - 1] + point[1]
+
+
+def apply_edits(source, edits):
+    """The source with each edit ((row, col) start, (row, col) end, replacement text) made."""
+    offset = offset_of(source)
+    text = source
+    for start, end, replacement in sorted(edits, key=lambda e: (offset(e[0]), offset(e[1])), reverse=True):
+        text = text[:offset(start)] + replacement + text[offset(end):]
+    return text

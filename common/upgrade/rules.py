@@ -293,7 +293,7 @@ def upgrade_source(source, tf1_tree=False):
         edit, change = _gone_import(statement, lines, unconverted)
         edits.extend([edit] if edit else [])
         changes.append(change)
-    new_source = _apply(source, edits)
+    new_source = positions.apply_edits(source, edits)
     modules = _modules_for([text for _, _, text in edits] + _tf_slim_mends(tree))
     if not _binds_tf(tree) and any(text.lstrip("@(-").startswith("tf.") for _, _, text in edits):
         modules.append("tensorflow as tf")  # (a file that imported only TensorFlow's internal modules)
@@ -316,14 +316,6 @@ def _tf_slim_mends(tree):
         if any(name == "tf_slim" or name.startswith("tf_slim.") for name in names):
             return ["common.tf1.slim"]
     return []
-
-
-def _apply(source, edits):
-    offset = positions.offset_of(source)
-    text = source
-    for start, end, replacement in sorted(edits, key=lambda e: (offset(e[0]), offset(e[1])), reverse=True):
-        text = text[:offset(start)] + replacement + text[offset(end):]
-    return text
 
 
 def _modules_for(new_names):

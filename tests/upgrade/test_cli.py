@@ -3,16 +3,9 @@ report, and nothing of the user's lost: odd bytes kept, collisions refused, bad 
 
 import os
 import shutil
-import subprocess
-import sys
 
 from tests import ROOT
-
-
-def _upgrade(*flags, cwd=ROOT):
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.run([sys.executable, "-m", "common.upgrade", *flags], cwd=cwd, capture_output=True,
-                          text=True, timeout=120, env=env)
+from tests.upgrade import upgrade_command as _upgrade
 
 
 def test_the_command_upgrades_a_tree_copies_other_files_and_writes_the_report(tmp_path):
