@@ -178,8 +178,9 @@ class CheckpointStore:
             var_list[INPUT_STATE] = iterator
         if optimizer_names:
             var_list[OPTIMIZER_STATE] = tf.Variable("\n".join(sorted(optimizer_names)), trainable=False)
-        saver = tf.compat.v1.train.Saver(var_list=var_list, max_to_keep=self._max_to_keep or 0,
-                                         keep_checkpoint_every_n_hours=self._keep_hours, save_relative_paths=True)
+        with checkpoints.tf1_saver():
+            saver = tf.compat.v1.train.Saver(var_list=var_list, max_to_keep=self._max_to_keep or 0,
+                                             keep_checkpoint_every_n_hours=self._keep_hours, save_relative_paths=True)
         saver.recover_last_checkpoints([prefix for _, prefix in reversed(self.listed()) if self.is_complete(prefix)])
 
         meta = meta_graph.variables_meta_graph(restorable)

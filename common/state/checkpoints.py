@@ -20,6 +20,8 @@ changes nothing. Writing and finding checkpoints in a model_dir is
 common.state.checkpoint_store's; warm start, common.state.warm_start's.
 """
 
+import contextlib
+import logging
 import os
 import re
 
@@ -354,5 +356,24 @@ def restore_input(path, iterator):
     if escaped:
         tf.train.Checkpoint(**{_ESCAPED_INPUT_STATE: iterator}).read(path).expect_partial()
     else:
-        tf.compat.v1.train.Saver({INPUT_STATE: iterator}).restore(None, path)
+        with tf1_saver():
+            tf.compat.v1.train.Saver({INPUT_STATE: iterator}).restore(None, path)
     return True
+
+
+class _SaverNotice(logging.Filter):
+    def filter(self, record):
+        return not record.getMessage().startswith("Saver is deprecated")
+
+
+@contextlib.contextmanager
+def tf1_saver():
+    """While entered, TensorFlow's notice that its TF1 Saver is deprecated (said each time one is made eagerly)
+    is not logged: this module writes and reads tf.estimator's name-keyed checkpoints with it on purpose, and
+    the notice, meant for a program's own Saver, would open every training log."""
+    notice = _SaverNotice()
+    tf.get_logger().addFilter(notice)
+    try:
+        yield
+    finally:
+        tf.get_logger().removeFilter(notice)

@@ -172,3 +172,13 @@ def test_a_model_scope_named_input_is_the_models_and_the_iterators_state_is_not(
     checkpoints.check_compatible(path, variables, list(variables))
     resumed = iter(tf.data.Dataset.range(10))
     assert checkpoints.restore_input(path, resumed) and int(next(resumed)) == 1
+
+
+def test_the_saver_notice_is_kept_out_of_the_log_while_this_module_uses_tf1s_saver_and_only_then(caplog):
+    caplog.set_level("WARNING", logger="tensorflow")
+    variable = tf.Variable(1.0)
+    with checkpoints.tf1_saver():
+        tf.compat.v1.train.Saver([variable])
+    assert "Saver is deprecated" not in caplog.text
+    tf.compat.v1.train.Saver([variable])  # (a program's own Saver: TensorFlow's notice stands)
+    assert "Saver is deprecated" in caplog.text
