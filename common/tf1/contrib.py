@@ -358,6 +358,7 @@ def _pool(kind):
             return tf.nn.pool(inputs, _pair(kernel_size), kind, strides=_pair(stride), padding=padding,
                               data_format=data_format)
     pool.__doc__ = f"contrib.layers' 2-D {kind.lower()} pooling (stride 2 and VALID padding by default)."
+    pool.__name__ = f"{kind.lower()}_pool2d"  # (its name in contrib.layers, and slim's: common.tf1.arg_scopes)
     return pool
 
 
