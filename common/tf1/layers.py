@@ -18,6 +18,8 @@ averages them over the towers and assigns them after the step, and the op
 filed under UPDATE_OPS stands for that.
 """
 
+import re
+
 import keras
 import tensorflow as tf
 
@@ -51,7 +53,7 @@ class Layer:
         self.activity_regularizer = activity_regularizer
         self._reuse = _reuse
         self._scope = None
-        self._given_scope = _scope  # a VariableScope to make the variables in directly (contrib's layers gave theirs)
+        self._given_scope = _scope  # a VariableScope to make them in (contrib's layers'), or the function form's name
         self.built = False
         self._weights = []  # (variable, trainable), in the order made
 
@@ -97,6 +99,13 @@ class Layer:
             self.bias = self.add_weight("bias", [units], initializer=initializer, regularizer=regularizer,
                                         constraint=constraint)
 
+    @classmethod
+    def _default_name(cls):
+        """An unnamed layer's scope: its class's base_name, or a program's subclass's name in snake case, as TF1's
+        Keras-based layers named themselves (EfficientNet's TpuBatchNormalization: tpu_batch_normalization)."""
+        return cls.base_name if "base_name" in vars(cls) else re.sub(
+            "([a-z])([A-Z])", r"\1_\2", re.sub("(.)([A-Z][a-z0-9]+)", r"\1_\2", cls.__name__)).lower()
+
     def build(self, input_shape):
         self.built = True
 
@@ -107,13 +116,16 @@ class Layer:
         if self.dtype is None and hasattr(inputs, "dtype") and tf.as_dtype(inputs.dtype).is_floating:
             self.dtype = tf.as_dtype(inputs.dtype)
         if self._scope is None:
-            opened = tf.compat.v1.variable_scope(self._given_scope, reuse=self._reuse, auxiliary_name_scope=False) \
-                if self._given_scope is not None else \
-                tf.compat.v1.variable_scope(self.name, default_name=self.base_name, reuse=self._reuse)
+            if isinstance(self._given_scope, tf.compat.v1.VariableScope):
+                opened = tf.compat.v1.variable_scope(self._given_scope, reuse=self._reuse, auxiliary_name_scope=False)
+            elif self._given_scope or self._reuse:  # (the function form's name, or one to share: exactly that)
+                opened = tf.compat.v1.variable_scope(self._given_scope or self.name or self._default_name(),
+                                                     reuse=self._reuse)
+            else:  # (TF1: a layer object's name is a default, numbered as it recurs: "fc", "fc_1")
+                opened = tf.compat.v1.variable_scope(None, default_name=self.name or self._default_name())
             with opened as scope:
-                self._scope = scope
                 self.build(tf.TensorShape(inputs.shape))
-                self.built = True
+                self._scope, self.built = scope, True  # (after its variables: a build that failed is tried again)
                 outputs = self.call(inputs, *args, **kwargs)
         else:
             with tf.compat.v1.variable_scope(self._scope, reuse=True, auxiliary_name_scope=False):
@@ -298,8 +310,10 @@ class BatchNormalization(Layer):
                 inputs, tf.reshape(tf.cast(mean, inputs.dtype), shape), tf.reshape(tf.cast(variance, inputs.dtype),
                                                                                    shape),
                 tf.reshape(beta, shape), tf.reshape(gamma, shape), self.epsilon)
-            if not training or keras_internals.in_symbolic_call():  # (a Keras model's shape trace: its real
-                return outputs  # call, which follows, files the update)
+            if not training:
+                return outputs
+        if keras_internals.in_symbolic_call():  # (a Keras model's shape trace, in a graph it drops: its real call,
+            return outputs  # which follows, files the update)
         for variable, batch_value in ((self.moving_mean, mean), (self.moving_variance, variance)):
             decayed = variable - (variable - tf.cast(batch_value, variable.dtype)) * (1.0 - self.momentum)
             tf.compat.v1.add_to_collection(GraphKeys.UPDATE_OPS, registry.assign_after_step(variable, decayed))
@@ -368,7 +382,7 @@ AveragePooling1D, AveragePooling2D, AveragePooling3D = (
 def _function(layer_class, layer_arguments):
     """tf.compat.v1.layers' function form: the layer made and called once; `reuse` shares a named layer's variables."""
     def layer_function(inputs, *args, training=None, reuse=None, **kwargs):
-        layer = layer_class(*args, _reuse=reuse, **kwargs)
+        layer = layer_class(*args, _reuse=reuse, _scope=kwargs.get("name"), **kwargs)
         return layer(inputs) if training is None or not layer_arguments else layer(inputs, training=training)
     layer_function.__name__ = layer_class.base_name
     layer_function.__doc__ = f"tf.compat.v1.layers.{layer_class.base_name}: {layer_class.__name__}(...)(inputs)."

@@ -39,17 +39,19 @@ class _NormalizingNet(keras.Model):
         return self.out(self.norm(x, training=training))
 
 
-def test_tf1_batch_norm_inside_a_keras_models_call_updates_once_per_step(tmp_path):
+@pytest.mark.parametrize("shape", [(32, 3), (8, 2, 2, 3)])  # (plain, and an image's fused kernel)
+def test_tf1_batch_norm_inside_a_keras_models_call_updates_once_per_step(tmp_path, shape):
     """Keras 3 first traces a model's call for its output shapes in a graph it drops: no update comes from it."""
     def net_fn(features, labels, mode):
-        loss = tf.reduce_mean(tf.square(_NormalizingNet()(features, training=mode == common.ModeKeys.TRAIN) - labels))
+        out = tf.reshape(_NormalizingNet()(features, training=mode == common.ModeKeys.TRAIN), [-1])
+        loss = tf.reduce_mean(tf.square(out - 1.0))
         return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.0).minimize(loss))
 
-    x = RNG.randn(32, 3).astype(np.float32) * 2 + 5
+    x = RNG.randn(*shape).astype(np.float32) * 2 + 5
     est = common.Estimator(net_fn, str(tmp_path))
-    est.train(lambda: tf.data.Dataset.from_tensors((x, np.zeros((32, 1), np.float32))).repeat(), steps=2)
+    est.train(lambda: tf.data.Dataset.from_tensors((x, np.zeros((1,), np.float32))).repeat(), steps=2)
     moving_mean = est.get_variable_value("batch_normalization/moving_mean")
-    np.testing.assert_allclose(moving_mean, (1 - 0.99 ** 2) * x.mean(axis=0), rtol=1e-5)
+    np.testing.assert_allclose(moving_mean, (1 - 0.99 ** 2) * x.reshape(-1, 3).mean(axis=0), rtol=1e-5)
 
 
 def test_a_tf1_layer_object_lists_its_variables_as_tf1s_keras_based_layers_did():
@@ -92,6 +94,23 @@ def test_tf1_names_and_sharing_as_a_tf1_graph_had_them(tmp_path):
         with tf.Graph().as_default():
             layers.dense(tf.zeros([1, 2]), 3, name="tower")
             layers.dense(tf.zeros([1, 2]), 3, name="tower")
+
+
+def test_layer_objects_are_named_as_tf1s_keras_based_layers_named_themselves():
+    """A class's name numbered as it recurs ("tpu_batch_normalization", then "_1": EfficientNet's two batch
+    norms of a block, named alike), a program's subclass after its own name; the function form's exactly."""
+    class TpuBatchNormalization(layers.BatchNormalization):
+        pass
+
+    with tf.Graph().as_default():
+        x = tf.zeros([2, 3])
+        TpuBatchNormalization()(x, training=True)
+        layers.BatchNormalization(name="tpu_batch_normalization")(x, training=True)
+        layers.Dense(2, name="fc")(x)
+        layers.Dense(2, name="fc")(x)
+        layers.dense(x, 2, name="head")
+        names = sorted({v.name.split("/")[0] for v in tf.compat.v1.global_variables()})
+    assert names == ["fc", "fc_1", "head", "tpu_batch_normalization", "tpu_batch_normalization_1"]
 
 
 def test_numeric_feature_columns_feed_a_model_on_two_towers(tmp_path):
