@@ -5,7 +5,9 @@ evaluation, prediction and export restore the model's variables and the
 global step. A checkpoint tf.estimator wrote is read under its names
 (common.state.tf_estimator_names), and training writes the model dir on
 under them, so tf.estimator can take it back. A model_dir whose spec names a tf.train.Checkpoint as its
-Scaffold's saver is restored through that checkpoint. With no checkpoint in
+Scaffold's saver is restored through that checkpoint; a TF1 Saver there that names variables otherwise
+(`Saver(ema.variables_to_restore())`, the TPU models' evaluation of their moving averages) gives evaluation
+and prediction those variables from the names it gives. With no checkpoint in
 model_dir the model starts new: from warm_start_from (training, on the
 chief), from the checkpoints model_fn named with init_from_checkpoint, and
 with the Scaffold's init_fn (training).
@@ -83,9 +85,28 @@ class ModelState:
             vocabularies.check(os.path.dirname(path), self.model.vocabulary_files, f"{mode} from {path}")
             if not training:
                 logging.info("Restoring parameters from %s", path)
+                self._restore_as_the_saver_names(path, getattr(getattr(info, "scaffold", None), "saver", None))
             return path
         self._start_new(mode, state, model_names, info)
         return None
+
+    @staticmethod
+    def _restore_as_the_saver_names(path, saver):
+        """Assigns each variable the Scaffold's TF1 Saver maps another checkpoint name to that tensor, as the
+        Saver restored it in TF1 (every value read first: a name the checkpoint lacks assigns nothing)."""
+        renamed = {name: variable for name, variable in (getattr(saver, "var_list", None) or {}).items()
+                   if isinstance(saver.var_list, dict) and name != variable_name(variable)}
+        if renamed:
+            missing = sorted(set(renamed) - set(checkpoints.variable_shapes(path)))
+            if missing:
+                raise checkpoints.CheckpointMismatchError(
+                    f"the Scaffold's Saver restores {checkpoints.describe(missing)} from {path}, which does not hold "
+                    "them", path, missing)
+            values = checkpoints.read_values(path, list(renamed))
+            for name, variable in renamed.items():
+                variable.assign(values[name])
+            logging.info("Restored %d variable(s) from the names the Scaffold's Saver gives them (%s, ...)",
+                         len(renamed), next(iter(renamed)))
 
     def _object_restore(self):
         """restore(prefix) through the Scaffold's tf.train.Checkpoint, or None when the spec names none."""

@@ -33,8 +33,45 @@ def _apply(self, var_list=None):
         return _TENSORFLOW_APPLY(self, var_list)
     if var_list is None:  # (TF1: the graph's trainable variables when apply is called)
         var_list = tf.compat.v1.trainable_variables()
-    registry.active_registry().call.after_update.append(functools.partial(_TENSORFLOW_APPLY, self, list(var_list)))
+    variables = [registry.tf_variable(v) for v in var_list]  # (a Keras layer's: the tf.Variable it holds)
+    registry.active_registry().call.after_update.append(functools.partial(_averaged, self, variables))
     return tf.no_op(name=self.name)
 
 
+def _averaged(ema, variables):
+    """TensorFlow's apply, each average made first under its variable's TF1 name ("<name>/<ema.name>": a Keras
+    layer's variable's is its Keras path, where TensorFlow would name it after the tf.Variable's own, which
+    Keras 3 does not make unique)."""
+    active = registry.active_registry()
+    for variable in variables:
+        if variable.ref() not in ema._averages:
+            name = f"{active.name_of(variable) or variable.name.split(':')[0]}/{ema.name}"
+            with tf.init_scope():
+                ema._averages[variable.ref()] = tf.compat.v1.get_variable(
+                    name, initializer=variable.read_value(), trainable=False)
+            tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.MOVING_AVERAGE_VARIABLES, variable)
+    return _TENSORFLOW_APPLY(ema, variables)
+
+
+@functools.wraps(moving_averages.ExponentialMovingAverage.average_name)
+def _average_name(self, var):
+    """In model_fn, "<the variable's name here>/<ema.name>", as _averaged names it."""
+    name = registry.active_registry().name_of(var) if registry.running_model_fn() else None
+    if name is None or var.ref() in self._averages:
+        return _TENSORFLOW_AVERAGE_NAME(self, var)
+    return f"{name}/{self.name}"
+
+
+@functools.wraps(moving_averages.ExponentialMovingAverage.variables_to_restore)
+def _variables_to_restore(self, moving_avg_variables=None):
+    """TensorFlow's, a Keras layer's variable read as the tf.Variable it holds (which TensorFlow's can key)."""
+    if moving_avg_variables is not None:
+        moving_avg_variables = [registry.tf_variable(v) for v in moving_avg_variables]
+    return _TENSORFLOW_VARIABLES_TO_RESTORE(self, moving_avg_variables)
+
+
+_TENSORFLOW_AVERAGE_NAME = moving_averages.ExponentialMovingAverage.average_name
+_TENSORFLOW_VARIABLES_TO_RESTORE = moving_averages.ExponentialMovingAverage.variables_to_restore
 moving_averages.ExponentialMovingAverage.apply = _apply
+moving_averages.ExponentialMovingAverage.average_name = _average_name
+moving_averages.ExponentialMovingAverage.variables_to_restore = _variables_to_restore

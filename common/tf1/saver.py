@@ -40,8 +40,9 @@ class Saver:
         self.keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
         if isinstance(var_list, dict) and any(key != getattr(v, "name", key).split(":")[0]
                                               for key, v in var_list.items()):
-            logging.warning("tf.train.Saver in model_fn names variables otherwise than they are named; the "
-                            "Estimator's checkpoints keep the variables' own names")
+            logging.info("tf.train.Saver in model_fn names variables otherwise than they are named: evaluation and "
+                         "prediction restore them from those names (common.estimator.model_state); the "
+                         "Estimator's checkpoints keep the variables' own names")
 
     def _refuse(self, what):
         raise RuntimeError(f"Saver.{what}() inside model_fn: there is no session here; the Estimator writes and "

@@ -8,9 +8,10 @@ a variable inside a StatelessScope without its being deferred, (d) drop
 the deferred variables a StatelessScope leaves waiting for initialization,
 (e) tell a deferred variable's late initialization (outside its layer's name
 scope) from a new variable, (f) make an optimizer inside a StatelessScope,
-(g) reach the variable that holds an optimizer's learning rate, or (h) tell
+(g) reach the variable that holds an optimizer's learning rate, (h) tell
 a model's symbolic first call (its output shapes, traced in a scratch graph
-that is then dropped) from its real one.
+that is then dropped) from its real one, or (i) make its variables hash and
+compare by identity while TF1 code runs (common.variables.tf1_graph).
 Each is done here, on keras.src.backend.common.global_state (and (g) on the
 optimizer's `_learning_rate`), so a Keras that moves it breaks this module only.
 """
@@ -32,6 +33,27 @@ def fresh_object_names():
         yield
     finally:
         global_state.set_global_attribute("object_name_uids", saved)
+
+
+_IDENTITY = {"__eq__": lambda self, other: self is other, "__ne__": lambda self, other: self is not other,
+             "__hash__": object.__hash__}
+
+
+@contextlib.contextmanager
+def variables_by_identity():
+    """While entered, Keras variables hash and compare by identity, as TF1 code treats variables (the TPU
+    models' `list(set(tf.trainable_variables() + ...))`), where Keras 3's compare element-wise and do not hash."""
+    saved = {name: keras.Variable.__dict__[name] for name in _IDENTITY if name in keras.Variable.__dict__}
+    for name, method in _IDENTITY.items():
+        setattr(keras.Variable, name, method)
+    try:
+        yield
+    finally:
+        for name in _IDENTITY:
+            if name in saved:
+                setattr(keras.Variable, name, saved[name])
+            else:
+                delattr(keras.Variable, name)
 
 
 def in_symbolic_call():

@@ -28,17 +28,12 @@ from common.state import checkpoints
 from common.variables import call_record, keras_internals, keras_optimizers, tf1_graph
 from common.variables import served as served_variables
 from common.variables.served import VariableCreationError
+from common.variables.tf1_graph import tf_variable  # noqa: F401 (read here by the engine and common.tf1)
 
 # The collections of a TF1 variable that is a metric's state (a custom streaming metric's count), not the model's.
 _LOCAL_COLLECTIONS = {tf.compat.v1.GraphKeys.LOCAL_VARIABLES, tf.compat.v1.GraphKeys.METRIC_VARIABLES}
 _ACTIVE = contextvars.ContextVar("common_active_registry", default=None)
 _HOOK_GLOBAL_STEP = contextvars.ContextVar("common_hook_global_step", default=None)
-
-
-def tf_variable(variable):
-    """The tf.Variable behind a Keras variable (or the variable itself): what TF1's update kernels take."""
-    inner = getattr(variable, "value", variable)
-    return inner if isinstance(inner, tf.Variable) else variable
 
 
 @dataclasses.dataclass(frozen=True)

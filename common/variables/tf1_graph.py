@@ -38,7 +38,7 @@ import tensorflow as tf
 from tensorflow.python.ops import resource_variable_ops
 from tensorflow.python.ops import variable_scope as tf1_scopes
 
-from common.variables import partitioned
+from common.variables import keras_internals, partitioned
 
 GraphKeys = tf.compat.v1.GraphKeys
 # What a fresh TF1 graph held nothing of; the first two are TF1's variable store and scope counts.
@@ -234,7 +234,7 @@ def model_graph(collections, global_step):
 @contextlib.contextmanager
 def _collections_holding(graph, keys, held):
     """While entered, `graph`'s collections `keys` hold `held`'s lists (empty where it has none), and tensors
-    and variables compare and hash by identity, as TF1 code keys and filters them."""
+    and variables (Keras's too) compare and hash by identity, as TF1 code keys and filters them."""
     saved = {key: list(graph.get_collection(key)) for key in keys}
     for key in keys:
         graph.clear_collection(key)
@@ -242,7 +242,8 @@ def _collections_holding(graph, keys, held):
     tensor_equality = tf.Tensor._USE_EQUALITY  # TensorFlow's switch behind tf.compat.v1.disable_tensor_equality
     tf.compat.v1.disable_tensor_equality()
     try:
-        yield
+        with keras_internals.variables_by_identity():
+            yield
     finally:
         if tensor_equality:
             tf.compat.v1.enable_tensor_equality()
@@ -265,10 +266,17 @@ def _add_once(key, variable, graph=None):
         graph.add_to_collection(key, variable)
 
 
+def tf_variable(variable):
+    """The tf.Variable behind a Keras variable (or the variable itself): what TF1's update kernels take."""
+    inner = getattr(variable, "value", variable)
+    return inner if isinstance(inner, tf.Variable) else variable
+
+
 def collect(variable, graph):
-    """Files a variable model_fn made otherwise (a Keras layer's; an ExponentialMovingAverage's, made lifted
-    out of the trace) in the collections of `graph`, the call's, as a TF1 graph held every variable (so
-    tf.compat.v1.trainable_variables() lists it)."""
+    """Files a variable model_fn made otherwise (a Keras layer's, as its tf.Variable; an ExponentialMovingAverage's,
+    made lifted out of the trace) in the collections of `graph`, the call's, as a TF1 graph held every variable
+    (so tf.compat.v1.trainable_variables() lists it)."""
+    variable = tf_variable(variable)
     _add_once(GraphKeys.GLOBAL_VARIABLES, variable, graph)
     if variable.trainable:
         _add_once(GraphKeys.TRAINABLE_VARIABLES, variable, graph)

@@ -5,11 +5,14 @@ The numbers are TF 2.15's tf.compat.v1.estimator running this same model_fn and 
 three steps, then two more in a second train(), gradient descent 0.1 on a linear model from zeros.
 """
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
 import common
+import common.tf1.saver
+import common.tf1.variables
 from common.tf1 import session_run_hook as tf1_hooks
 from common.tf1 import train as tf1_train
 from tests import models
@@ -99,3 +102,49 @@ def test_apply_outside_model_fn_is_tensorflows_own():
     variable.assign([4.0])
     ema.apply([variable])
     np.testing.assert_allclose(ema.average(variable).numpy(), [3.0])
+
+
+def scaffold_saver_fn(names):
+    """The TPU models' evaluation of the averages: Scaffold(saver=Saver(ema.variables_to_restore())), or a
+    Saver of `names` (a dict name -> the variable's own name)."""
+    def model_fn(features, labels, mode):
+        spec = averaged_model_fn("none")(features, labels, mode)
+        if mode == common.ModeKeys.TRAIN:
+            return spec
+        variables = {variable.name.split(":")[0]: variable for variable in tf.compat.v1.global_variables()}
+        restored = tf.compat.v1.train.ExponentialMovingAverage(0.5).variables_to_restore() if names is None \
+            else {name: variables[own] for name, own in names.items()}
+        return spec._replace(scaffold=tf1_train.Scaffold(saver=common.tf1.saver.Saver(restored)))
+    return model_fn
+
+
+def test_evaluation_restores_the_averages_through_the_scaffolds_saver(tmp_path):
+    est = common.Estimator(scaffold_saver_fn(None), str(tmp_path))
+    est.train(lambda: input_fn().repeat(), steps=3)
+    est.train(lambda: input_fn().repeat(), steps=2)
+    assert est.evaluate(input_fn)["loss"] == pytest.approx(TF215_SHADOWS["none"][2], rel=1e-5)  # (TF 2.15's too)
+    missing = common.Estimator(scaffold_saver_fn({"dense/w/NotSaved": "dense/w"}), str(tmp_path))
+    with pytest.raises(ValueError, match="the Scaffold's Saver restores dense/w/NotSaved from .*model.ckpt-5, "
+                                         "which does not hold them"):
+        missing.evaluate(input_fn)
+
+
+def test_a_keras_layers_averages_are_named_after_its_checkpoint_names(tmp_path):
+    """Keras 3 does not make its tf.Variables' names unique (two layers' "kernel"): each average is named after
+    the variable's Keras path, TF1's name for it, and TF1 code may put Keras variables in a set."""
+    def keras_fn(features, labels, mode):
+        hidden = keras.layers.Dense(2, name="hidden")
+        out = keras.layers.Dense(1, name="out")(hidden(features["x"]))
+        loss = tf.reduce_mean(tf.square(out - labels))
+        step = tf1_train.get_global_step()
+        train_op = tf1_train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+        ema = tf.compat.v1.train.ExponentialMovingAverage(0.9, num_updates=step)
+        averaged = list(set(common.tf1.variables.trainable_variables()))  # (the TPU models' get_ema_vars)
+        with tf.control_dependencies([train_op]):
+            return common.EstimatorSpec(mode, loss=loss, train_op=ema.apply(averaged))
+
+    est = common.Estimator(keras_fn, str(tmp_path))
+    est.train(lambda: input_fn().repeat(), steps=2)
+    names = est.get_variable_names()
+    assert [n for n in names if n.endswith("ExponentialMovingAverage")] == [
+        f"{layer}/{part}/ExponentialMovingAverage" for layer in ("hidden", "out") for part in ("bias", "kernel")]

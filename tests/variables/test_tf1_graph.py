@@ -1,6 +1,7 @@
 """Each model_fn call sees a fresh TF1 graph: scope counts, collections and a get_variable store of its own,
 with TF1's rules, inside the tf.function graphs that share those with the process."""
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -113,6 +114,17 @@ def test_inside_a_fresh_graph_tensors_and_variables_compare_and_hash_by_identity
     traced()
     assert seen["kept"] == [w] and seen["equal"] == (False, True)
     assert tf.Tensor._USE_EQUALITY
+
+
+def test_inside_a_fresh_graph_keras_variables_hash_by_identity_and_are_filed_as_their_tf_variables():
+    first, second = keras.Variable([1.0]), keras.Variable([1.0])
+    graph = tf.Graph()
+    with graph.as_default(), tf1_graph.fresh_graph(global_step=None):
+        assert len({first, second, first}) == 2 and first != second and first == first  # (list(set(...)))
+        tf1_graph.collect(first, graph)
+        assert tf.compat.v1.global_variables() == [first.value]
+    with pytest.raises(TypeError, match="unhashable"):
+        {first}  # (outside, Keras 3's rules again)
 
 
 def test_variables_in_model_fn_answer_tf1s_op_name(tmp_path):
