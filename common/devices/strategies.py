@@ -91,6 +91,17 @@ def MirroredStrategy(devices=None, num_gpus=None, num_gpus_per_worker=None, cros
     return tf.distribute.MirroredStrategy(devices, cross_device_ops=cross_device_ops or cross_tower_ops)
 
 
+def AllReduceCrossDeviceOps(all_reduce_alg="nccl", num_packs=1):  # noqa: N802
+    """tf.contrib.distribute.AllReduceCrossDeviceOps (TensorFlow 1.12's AllReduceCrossTowerOps): tf.distribute's
+    all-reduce of that name, for a MirroredStrategy that only gives the towers here (each variable's gradients
+    are averaged on its own device, whatever the strategy's cross-device ops)."""
+    if all_reduce_alg == "hierarchical_copy":
+        return tf.distribute.HierarchicalCopyAllReduce(num_packs)
+    if all_reduce_alg == "nccl":
+        return tf.distribute.NcclAllReduce(num_packs)
+    raise ValueError(f"AllReduceCrossDeviceOps(all_reduce_alg={all_reduce_alg!r}): 'nccl' or 'hierarchical_copy'")
+
+
 def plan_and_cluster(train_distribute, eval_distribute):
     """(DevicePlan, cluster) for RunConfig's strategies. One plan serves every
     mode here, so an eval_distribute must give the same towers."""

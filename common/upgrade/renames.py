@@ -243,6 +243,8 @@ def _renames():
         renames[prefix + "set_learning_phase"] = "common.tf1.keras_backend.set_learning_phase"
     renames["tf.contrib.distribute.OneDeviceStrategy"] = "tf.distribute.OneDeviceStrategy"
     renames["tf.contrib.distribute.MirroredStrategy"] = "common.devices.strategies.MirroredStrategy"
+    for name in ("AllReduceCrossDeviceOps", "AllReduceCrossTowerOps"):
+        renames["tf.contrib.distribute." + name] = "common.devices.strategies.AllReduceCrossDeviceOps"
     renames["tf.contrib.cluster_resolver.TPUClusterResolver"] = "common.tpu.run_config.TPUClusterResolver"
     for prefix in ("tf.estimator.tpu.", "tf.compat.v1.estimator.tpu.", "tf.contrib.tpu."):
         for name in ("TPUEstimator", "TPUEstimatorSpec", "CrossShardOptimizer"):

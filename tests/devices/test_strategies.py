@@ -20,7 +20,8 @@ FEATURES, LABELS = models.blobs(128)
     (lambda: tf.distribute.MultiWorkerMirroredStrategy(), ("/cpu:0",), ("/cpu:0",)),  # no TF_CONFIG: one host
     (tf.distribute.get_strategy, ("/cpu:0",), ("/cpu:0",)),
     (lambda: strategies.MirroredStrategy(num_gpus=2), ("/gpu:0", "/gpu:1"), ("/gpu:0", "/gpu:1")),  # (contrib's)
-    (lambda: strategies.MirroredStrategy(["/cpu:1", "/cpu:3"]), ("/cpu:1", "/cpu:3"), ("/cpu:1", "/cpu:3")),
+    (lambda: strategies.MirroredStrategy(["/cpu:1", "/cpu:3"], cross_tower_ops=strategies.AllReduceCrossDeviceOps(
+        "hierarchical_copy", num_packs=2)), ("/cpu:1", "/cpu:3"), ("/cpu:1", "/cpu:3")),
 ])
 def test_each_strategy_becomes_the_towers_it_stands_for(make, devices, variables):
     config = common.RunConfig(train_distribute=make())
@@ -94,3 +95,9 @@ def test_eval_distribute_must_give_the_training_towers_and_device_plan_excludes_
     with pytest.raises(ValueError, match="give device_plan or train_distribute"):
         common.RunConfig(device_plan=models.plan(2), train_distribute=tf.distribute.OneDeviceStrategy("/cpu:3"))
     assert strategies.device_plan(tf.distribute.OneDeviceStrategy("/cpu:0")) == towers.DevicePlan(("/cpu:0",))
+
+
+def test_contribs_all_reduce_is_tf_distributes_of_that_name_and_refuses_others_by_name():
+    assert isinstance(strategies.AllReduceCrossDeviceOps(), tf.distribute.NcclAllReduce)
+    with pytest.raises(ValueError, match="all_reduce_alg='ring'.*'nccl' or 'hierarchical_copy'"):
+        strategies.AllReduceCrossDeviceOps("ring")
