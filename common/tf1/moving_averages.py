@@ -12,9 +12,12 @@ train tower's call does not update: the framework applies the averaged
 gradients after every tower. So `apply`, called in a train tower, is
 recorded (CallRecord.after_update) and done by the framework once per step,
 after the update and the step's count (common.engine.model_builder); called
-anywhere else it is TensorFlow's own. This module replaces the method on
-TensorFlow's class (tf.train and tf.compat.v1.train name the same class), so
-a program gets it unchanged, upgraded or not.
+anywhere else it is TensorFlow's own. Each average is named after its
+variable's TF1 name (a Keras layer's variable's: its Keras path, as Keras 3
+does not make its tf.Variables' names unique), which `average_name` answers
+in model_fn, and `variables_to_restore` takes Keras variables. This module
+replaces those methods on TensorFlow's class (tf.train and tf.compat.v1.train
+name the same class), so a program gets them unchanged, upgraded or not.
 """
 
 import functools
@@ -56,6 +59,7 @@ def _averaged(ema, variables):
 @functools.wraps(moving_averages.ExponentialMovingAverage.average_name)
 def _average_name(self, var):
     """In model_fn, "<the variable's name here>/<ema.name>", as _averaged names it."""
+    var = registry.tf_variable(var)
     name = registry.active_registry().name_of(var) if registry.running_model_fn() else None
     if name is None or var.ref() in self._averages:
         return _TENSORFLOW_AVERAGE_NAME(self, var)
