@@ -16,24 +16,12 @@ from common.engine import inputs
 from common.spec import metrics
 from common.spec.export_outputs import ClassificationOutput, PredictOutput, RegressionOutput
 from common.spec.model_fn import EstimatorSpec, ModeKeys, named_arguments
+from common.canned import reductions
+from common.canned.reductions import SUM, SUM_OVER_BATCH_SIZE, loss_reduction_of  # noqa: F401 (read as heads')
 from common.tf1 import summary as tf1_summary
 
-SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
-SUM = "sum"
-# Every spelling a program may hold: tf.keras.losses.Reduction (upgraded to strings) and tf.compat.v1's.
-_REDUCTIONS = {SUM_OVER_BATCH_SIZE: SUM_OVER_BATCH_SIZE, "weighted_sum_over_batch_size": SUM_OVER_BATCH_SIZE,
-               SUM: SUM, "weighted_sum": SUM}
 DEFAULT_SERVING_KEY, CLASSIFY_KEY, REGRESS_KEY, PREDICT_KEY = "serving_default", "classification", "regression", \
     "predict"
-
-
-def loss_reduction_of(loss_reduction):
-    """SUM_OVER_BATCH_SIZE or SUM, from any of their spellings; a clear error for the rest."""
-    key = SUM_OVER_BATCH_SIZE if loss_reduction is None else str(loss_reduction).lower()
-    if key not in _REDUCTIONS:
-        raise ValueError(f"loss_reduction={loss_reduction!r}: a head reduces its loss by "
-                         f"{SUM_OVER_BATCH_SIZE!r} (the default) or {SUM!r}")
-    return _REDUCTIONS[key]
 
 
 def checked_loss_fn(loss_fn):
@@ -128,11 +116,7 @@ class Head:
         return labels
 
     def _reduce(self, unweighted, weights):
-        weighted = unweighted if weights is None else unweighted * weights
-        total = tf.reduce_sum(weighted)
-        if self._loss_reduction == SUM:
-            return total
-        return total / tf.cast(tf.size(unweighted), total.dtype)
+        return reductions.reduced(unweighted, weights, self._loss_reduction)
 
     def _training_loss(self, labels, logits, features, regularization_losses):
         """(per-example loss, labels as the metrics read them, weights, the reduced and regularized loss)."""
@@ -177,8 +161,11 @@ class Head:
             weighted = unweighted if weights is None else unweighted * weights
             summed = tf.reduce_sum(weighted)
             tf1_summary.scalar("average_loss", summed / examples)
-            tf.identity(summed, name=f"{self.tf1_scope}head/weighted_loss/Sum")  # (TF1's graph names, which
-            tf.identity(summed / examples, name=f"{self.tf1_scope}head/truediv")  # programs' hooks fetched)
+            if self._loss_reduction == SUM:  # (TF1's graph names, which programs' hooks fetched)
+                tf.identity(summed, name=f"{self.tf1_scope}head/weighted_loss/Sum")
+            else:
+                tf.identity(self._reduce(unweighted, weights), name=f"{self.tf1_scope}head/weighted_loss/value")
+            tf.identity(summed / examples, name=f"{self.tf1_scope}head/truediv")
         if train_op_fn is not None:
             train_op = train_op_fn(loss)
         else:

@@ -84,3 +84,11 @@ def test_tf1s_head_losses_are_fetched_by_tf1s_graph_names(tmp_path, make, scope,
     assert [s["summed"] for s in hook.seen] == pytest.approx([8 * s["average"] for s in hook.seen], rel=1e-5)
     if tf215:
         assert [(s["average"], s["summed"]) for s in hook.seen] == [pytest.approx(t, rel=1e-5) for t in tf215]
+
+
+def test_a_mean_reduced_heads_loss_is_fetched_by_tf1s_name_for_it(tmp_path):
+    """TF1 named a head's loss reduced otherwise than summed "<scope>head/weighted_loss/value" (MovieLens)."""
+    hook = _Fetches({"reduced": "dnn/head/weighted_loss/value", "average": "dnn/head/truediv"})
+    v1.DNNClassifier([4], [tf.feature_column.numeric_column("x")], model_dir=str(tmp_path),
+                     loss_reduction=tf.compat.v1.losses.Reduction.MEAN).train(_binary_input, hooks=[hook], steps=2)
+    assert [s["reduced"] for s in hook.seen] == pytest.approx([s["average"] for s in hook.seen], rel=1e-5)
