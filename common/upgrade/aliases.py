@@ -153,7 +153,7 @@ class GoneImport:
     top_level: bool  # at the module's top level (a block must keep a statement)
     guarded: bool  # in the body of a try that catches a failed import (its fallback must still run)
     kept: Optional[str]  # the statement without its contrib names, when it imports others too
-    bound: Tuple[str, ...] = ()  # the local names its gone modules' part binds
+    bound: Dict[str, str] = dataclasses.field(default_factory=dict)  # local name its gone part binds -> what
 
 
 # Not in TensorFlow 2.21 (tensorflow.examples held TF1's tutorials' readers, e.g. mnist's input_data).
@@ -184,13 +184,13 @@ def _gone_kept(node):
 
 
 def _bound(node):
-    """The local names an import statement binds to its gone modules' part (`import tensorflow.contrib.x`
-    binds tensorflow, which the file uses otherwise: not counted)."""
+    """{local name: what it names} an import statement binds of its gone modules' part (`import
+    tensorflow.contrib.x` binds tensorflow, which the file uses otherwise: not counted)."""
     if isinstance(node, ast.Import):
-        return tuple(a.asname for a in node.names if _is_gone(a.name) and a.asname)
+        return {a.asname: a.name for a in node.names if _is_gone(a.name) and a.asname}
     if node.module in _TENSORFLOW_ROOTS:
-        return tuple(a.asname or a.name for a in node.names if _is_gone("tensorflow." + a.name))
-    return tuple(a.asname or a.name for a in node.names)
+        return {a.asname or a.name: f"{node.module}.{a.name}" for a in node.names if _is_gone("tensorflow." + a.name)}
+    return {a.asname or a.name: f"{node.module}.{a.name}" for a in node.names}
 
 
 def _spelled(alias):

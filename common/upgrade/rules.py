@@ -99,14 +99,17 @@ def _estimator_import(statement, tf1_program):
 
 
 def _gone_import(statement, lines, unconverted):
-    """(edit or None, Change) for an import of a module TensorFlow 2.21 lacks: taken out when its names are
-    all rewritten; kept, and reported, when a name it binds is still used unconverted (taking it out would
-    leave a NameError for later; kept, the program stops at the import that names the module)."""
+    """(edit, Change) for an import of a module TensorFlow 2.21 lacks: taken out when its names are all
+    rewritten; when a name it binds is still used unconverted, that name bound to common.tf1.gone's stand-in,
+    which says what is missing where the use runs (ALBERT imported contrib's metrics for one task of many:
+    kept, the import stopped every task), and reported."""
     left = sorted(set(statement.bound) & unconverted)
     if left and not statement.guarded:
-        return None, Change(statement.start[0], statement.start[1], "kept this import of tensorflow.contrib, "
-                            f"tf.estimator or tensorflow.examples: {', '.join(left)} it binds still have uses with no "
-                            "counterpart here (the ERROR lines); it fails until they are replaced", refused=True)
+        stand_ins = "; ".join(f"{name} = common.tf1.gone.Gone({statement.bound[name]!r})" for name in left)
+        return (statement.start, statement.end, f"{statement.kept}; {stand_ins}" if statement.kept else stand_ins), \
+            Change(statement.start[0], statement.start[1], "replaced this import of tensorflow.contrib, tf.estimator "
+                   f"or tensorflow.examples: {', '.join(left)} it binds still have uses with no counterpart here (the "
+                   "ERROR lines), which fail where they run, saying what is missing", refused=True)
     return _gone_import_removal(statement, lines), Change(
         statement.start[0], statement.start[1], "removed the import of tensorflow.contrib, tf.estimator or "
         "tensorflow.examples (TensorFlow 2.21 has none of them): its names are rewritten below, or reported as "
@@ -318,21 +321,23 @@ def _tf_slim_mends(tree):
     return []
 
 
-def _modules_for(new_names):
-    """The imports the new names need: common, and the submodules that
+def _modules_for(new_texts):
+    """The imports the new texts need: common, and the submodules that
     `import common` does not bring (common.hooks, common.tf1.*): for each
-    name, the longest dotted prefix that is a module of this project."""
+    name of this project in them, the longest dotted prefix that is a module."""
     needed = []
-    for name in new_names:
-        parts = name.lstrip("@").split(".")  # (a decorator's name too)
-        if parts[0] != "common":
-            continue
+    code = [line.split("#", 1)[0] for text in new_texts for line in text.splitlines()]  # (not a comment's words)
+    for name in (found for line in code for found in _PROJECT_NAME.findall(line)):
+        parts = name.split(".")
         if "common" not in needed:
             needed.append("common")
         module = next(".".join(parts[:n]) for n in range(len(parts), 0, -1) if _is_module(".".join(parts[:n])))
         if module not in needed:
             needed.append(module)
     return sorted(needed)
+
+
+_PROJECT_NAME = re.compile(r"(?<![\w.])common(?:\.\w+)*")  # (a decorator's too: "@common.x")
 
 
 @functools.lru_cache(maxsize=None)

@@ -3,6 +3,7 @@
 import logging
 import textwrap
 
+import pytest
 from absl import logging as absl_logging
 
 import common
@@ -392,7 +393,7 @@ def test_imports_of_tensorflow_contrib_are_taken_out_and_their_uses_rewritten_or
     body = new.splitlines()[-10:]
     assert body == ["# from tensorflow.contrib import (tpu as contrib_tpu,",
                     "#                                 layers as contrib_layers)",
-                    "import tensorflow.contrib.tensorrt as trt",  # kept: trt.create_inference_graph has none
+                    "trt = common.tf1.gone.Gone('tensorflow.contrib.tensorrt')",  # (trt.create_inference_graph: none)
                     "try:",
                     '    raise ImportError("TensorFlow 2.21 has no such module")',  # as on TF 2
                     "except ImportError:",
@@ -401,9 +402,12 @@ def test_imports_of_tensorflow_contrib_are_taken_out_and_their_uses_rewritten_or
                     "h = common.tf1.contrib.layer_norm(x)",
                     "n = trt.create_inference_graph(x)"]
     compile(new, "upgraded", "exec")
+    with pytest.raises(NotImplementedError, match="tensorflow.contrib.tensorrt.create_inference_graph: TensorFlow "
+                                                  "2.21 has no such thing"):
+        exec(new.split("try:")[0] + "n = trt.create_inference_graph(1)", {})  # (where the use runs, not before)
     assert [c.message for c in changes if c.refused] == [
-        "kept this import of tensorflow.contrib, tf.estimator or tensorflow.examples: trt it binds still have uses "
-        "with no counterpart here (the ERROR lines); it fails until they are replaced",
+        "replaced this import of tensorflow.contrib, tf.estimator or tensorflow.examples: trt it binds still have "
+        "uses with no counterpart here (the ERROR lines), which fail where they run, saying what is missing",
         "trt.create_inference_graph: tf.contrib is gone since TensorFlow 2.0; find the op in core TensorFlow or Keras"]
     assert sum("removed the import of tensorflow.contrib" in c.message for c in changes) == 2
 
