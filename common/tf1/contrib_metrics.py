@@ -5,8 +5,11 @@ tf.compat.v1.metrics.accuracy(labels, predictions, weights) with its first
 two arguments the other way round, and so for each streaming metric here:
 common.tf1.metrics' (value, update_op) pairs. `accuracy(predictions,
 labels)` was contrib's plain tensor, the batch's accuracy.
+`streaming_pearson_correlation` (ALBERT's and XLNet's STS-B metric) keeps
+the weighted sums the coefficient is made of, float64.
 """
 
+import keras
 import tensorflow as tf
 
 from common.tf1 import metrics
@@ -44,3 +47,39 @@ def accuracy(predictions, labels, weights=None, name=None):
             return tf.reduce_mean(correct)
         weights = tf.broadcast_to(tf.cast(weights, tf.float32), tf.shape(correct))
         return tf.reduce_sum(correct * weights) / tf.reduce_sum(weights)
+
+
+class _Pearson(keras.metrics.Metric):
+    """The (weighted) Pearson correlation of predictions and labels over everything seen: its sums, float64."""
+
+    _SUMS = ("n", "x", "y", "xx", "yy", "xy")
+
+    def __init__(self, name):
+        super().__init__(name=name)
+        self.sums = {key: self.add_variable((), "zeros", dtype="float64", name=key) for key in self._SUMS}
+
+    def add(self, predictions, labels, weights):
+        x, y = (tf.reshape(tf.cast(v, tf.float64), [-1]) for v in (predictions, labels))
+        w = tf.ones_like(x) if weights is None else tf.broadcast_to(
+            tf.reshape(tf.cast(weights, tf.float64), [-1]), tf.shape(x))
+        batch = {"n": w, "x": w * x, "y": w * y, "xx": w * x * x, "yy": w * y * y, "xy": w * x * y}
+        for key, values in batch.items():
+            self.sums[key].assign_add(tf.reduce_sum(values))
+        return self.result()
+
+    def update_state(self, *args, **kwargs):
+        raise NotImplementedError("updated through streaming_pearson_correlation")
+
+    def result(self):
+        s = self.sums
+        covariance = s["n"] * s["xy"] - s["x"] * s["y"]
+        spread = tf.sqrt((s["n"] * s["xx"] - s["x"] ** 2) * (s["n"] * s["yy"] - s["y"] ** 2))
+        return tf.math.divide_no_nan(covariance, spread)
+
+
+def streaming_pearson_correlation(predictions, labels, weights=None, metrics_collections=None,
+                                  updates_collections=None, name=None):
+    """contrib's streaming Pearson correlation of predictions and labels: a (value, update_op) pair."""
+    del metrics_collections, updates_collections
+    metric = _Pearson(name or "pearson_r")
+    return metrics.ValueAndUpdate(metric, metric.add(predictions, labels, weights))

@@ -61,7 +61,8 @@ CONTRIB_COLUMNS = ("real_valued_column", "sparse_column_with_keys", "sparse_colu
                    "bucketized_column", "crossed_column")  # common.tf1.contrib_columns'
 CONTRIB_METRICS = tuple("streaming_" + name for name in (
     "accuracy", "precision", "recall", "auc", "mean_squared_error", "root_mean_squared_error", "mean_absolute_error",
-    "true_positives", "false_positives", "true_negatives", "false_negatives", "mean")) + ("accuracy",)
+    "true_positives", "false_positives", "true_negatives", "false_negatives", "mean", "pearson_correlation")) + (
+    "accuracy",)
 CONTRIB_LOSSES = ("add_loss", "get_losses", "get_regularization_losses", "get_total_loss", "compute_weighted_loss",
                   "absolute_difference", "mean_squared_error", "mean_pairwise_squared_error", "log_loss",
                   "cosine_distance", "hinge_loss", "sigmoid_cross_entropy", "softmax_cross_entropy",

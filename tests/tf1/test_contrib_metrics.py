@@ -1,5 +1,6 @@
 """tf.contrib.metrics: the streaming metrics with predictions first, common.tf1.metrics' pairs in model_fn."""
 
+import numpy as np
 import pytest
 import tensorflow as tf
 
@@ -28,3 +29,22 @@ def test_streaming_metrics_take_predictions_first_and_stream_over_an_evaluation(
     assert 0.5 < results["accuracy"] <= 1.0
     assert float(contrib_metrics.accuracy(tf.constant([1, 0, 1]), tf.constant([1, 1, 1]), weights=[1.0, 3.0, 0.0])) \
         == pytest.approx(0.25)
+
+
+@pytest.mark.parametrize("towers", [1, 2])
+def test_streaming_pearson_correlation_is_the_whole_evaluations_coefficient(tmp_path, towers):
+    """ALBERT's and XLNet's STS-B metric, over batches (and towers) whose own coefficients differ."""
+    x = np.linspace(0.0, 1.0, 32, dtype=np.float32).reshape(32, 1)
+    y = (x[:, 0] ** 3 + 0.1 * np.sin(40 * x[:, 0])).astype(np.float32)
+
+    def model_fn(features, labels, mode):
+        predictions = common.tf1.layers.dense(features, 1, name="out")[:, 0]
+        loss = tf.reduce_mean(tf.square(predictions - labels))
+        metrics = {"pearson": contrib_metrics.streaming_pearson_correlation(features[:, 0], labels)}
+        return common.EstimatorSpec(mode, loss=loss, eval_metric_ops=metrics, train_op=tf1_train.AdamOptimizer(
+            0.05).minimize(loss, common.get_global_step()))
+
+    est = common.Estimator(model_fn, str(tmp_path), config=common.RunConfig(device_plan=models.plan(towers)))
+    est.train(lambda: tf.data.Dataset.from_tensor_slices((x, y)).batch(8), steps=1)
+    results = est.evaluate(lambda: tf.data.Dataset.from_tensor_slices((x, y)).batch(8))
+    assert results["pearson"] == pytest.approx(np.corrcoef(x[:, 0], y)[0, 1], rel=1e-5)
