@@ -151,6 +151,7 @@ def _renames():
     renames["tf.contrib.estimator.clip_gradients_by_norm"] = "common.clip_gradients_by_norm"
     renames["tf.contrib.estimator.add_metrics"] = "common.add_metrics"
     renames["tf.contrib.estimator.forward_features"] = "common.forward_features"
+    renames["tf.contrib.summary.scalar"] = "common.tf1.summary.scalar"  # (name, tensor, family, step): its keywords
     for name in ("tf.compat.v1.trainable_variables", "tf.trainable_variables"):
         renames[name] = "common.tf1.variables.trainable_variables"
     for name in ("tf.compat.v1.train.match_filenames_once", "tf.train.match_filenames_once"):

@@ -36,4 +36,5 @@ def test_tensorflow_counterparts_exist_and_flavours_are_kept():
     assert renames.RENAMES["tf.compat.v1.estimator.DNNLinearCombinedClassifier"] == \
         "common.canned.v1.DNNLinearCombinedClassifier"  # (TF1 summed the loss: its own flavour)
     assert renames.RENAMES["tf.contrib.layers.layer_norm"] == "common.tf1.contrib.layer_norm"
+    assert renames.RENAMES["tf.contrib.summary.scalar"] == "common.tf1.summary.scalar"  # (the transformer's)
     assert "tf.contrib." in renames.UNSUPPORTED
