@@ -152,6 +152,7 @@ def _renames():
     renames["tf.contrib.estimator.add_metrics"] = "common.add_metrics"
     renames["tf.contrib.estimator.forward_features"] = "common.forward_features"
     renames["tf.contrib.summary.scalar"] = "common.tf1.summary.scalar"  # (name, tensor, family, step): its keywords
+    renames["tf.contrib.opt.LazyAdamOptimizer"] = "common.tf1.lazy_adam.LazyAdamOptimizer"
     for name in ("tf.compat.v1.trainable_variables", "tf.trainable_variables"):
         renames[name] = "common.tf1.variables.trainable_variables"
     for name in ("tf.compat.v1.train.match_filenames_once", "tf.train.match_filenames_once"):
