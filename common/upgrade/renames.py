@@ -153,6 +153,8 @@ def _renames():
     renames["tf.contrib.estimator.forward_features"] = "common.forward_features"
     renames["tf.contrib.summary.scalar"] = "common.tf1.summary.scalar"  # (name, tensor, family, step): its keywords
     renames["tf.contrib.opt.LazyAdamOptimizer"] = "common.tf1.lazy_adam.LazyAdamOptimizer"
+    for name in ("tf.summary.FileWriter", "tf.compat.v1.summary.FileWriter"):
+        renames[name] = "common.tf1.file_writer.FileWriter"
     for name in ("tf.compat.v1.trainable_variables", "tf.trainable_variables"):
         renames[name] = "common.tf1.variables.trainable_variables"
     for name in ("tf.compat.v1.train.match_filenames_once", "tf.train.match_filenames_once"):
