@@ -221,6 +221,8 @@ def _renames():
         renames[f"tf.contrib.framework.python.ops.{name}"] = f"common.tf1.slim.{name}"
         renames[f"tf.contrib.framework.python.ops.arg_scope.{name}"] = f"common.tf1.slim.{name}"
     renames["tf.contrib.layers.softmax"] = "common.tf1.slim.softmax"
+    for name in ("list_variables", "load_checkpoint", "load_variable"):  # (contrib.framework's, now tf.train's)
+        renames["tf.contrib.framework." + name] = "tf.train." + name
     for module in ("tf.contrib.training.", "tf.contrib.training.python.training.evaluation."):
         renames[module + "checkpoints_iterator"] = "tf.compat.v1.train.checkpoints_iterator"
     for module in ("tf.contrib.training.", "tf.contrib.training.python.training.training."):  # (tf_slim kept it)
