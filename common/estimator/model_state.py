@@ -94,8 +94,9 @@ class ModelState:
     def _restore_as_the_saver_names(path, saver):
         """Assigns each variable the Scaffold's TF1 Saver maps another checkpoint name to that tensor, as the
         Saver restored it in TF1 (every value read first: a name the checkpoint lacks assigns nothing)."""
-        renamed = {name: variable for name, variable in (getattr(saver, "var_list", None) or {}).items()
-                   if isinstance(saver.var_list, dict) and name != variable_name(variable)}
+        var_list = getattr(saver, "var_list", None)  # (a list, or none: each variable under its own name)
+        renamed = {name: variable for name, variable in var_list.items() if name != variable_name(variable)} \
+            if isinstance(var_list, dict) else {}
         if renamed:
             missing = sorted(set(renamed) - set(checkpoints.variable_shapes(path)))
             if missing:

@@ -106,14 +106,18 @@ def test_apply_outside_model_fn_is_tensorflows_own():
 
 def scaffold_saver_fn(names):
     """The TPU models' evaluation of the averages: Scaffold(saver=Saver(ema.variables_to_restore())), or a
-    Saver of `names` (a dict name -> the variable's own name)."""
+    Saver of `names` (a dict name -> the variable's own name, or "a list": every variable under its own name)."""
     def model_fn(features, labels, mode):
         spec = averaged_model_fn("none")(features, labels, mode)
         if mode == common.ModeKeys.TRAIN:
             return spec
         variables = {variable.name.split(":")[0]: variable for variable in tf.compat.v1.global_variables()}
-        restored = tf.compat.v1.train.ExponentialMovingAverage(0.5).variables_to_restore() if names is None \
-            else {name: variables[own] for name, own in names.items()}
+        if names is None:
+            restored = tf.compat.v1.train.ExponentialMovingAverage(0.5).variables_to_restore()
+        elif names == "a list":
+            restored = list(variables.values())
+        else:
+            restored = {name: variables[own] for name, own in names.items()}
         return spec._replace(scaffold=tf1_train.Scaffold(saver=common.tf1.saver.Saver(restored)))
     return model_fn
 
@@ -123,6 +127,8 @@ def test_evaluation_restores_the_averages_through_the_scaffolds_saver(tmp_path):
     est.train(lambda: input_fn().repeat(), steps=3)
     est.train(lambda: input_fn().repeat(), steps=2)
     assert est.evaluate(input_fn)["loss"] == pytest.approx(TF215_SHADOWS["none"][2], rel=1e-5)  # (TF 2.15's too)
+    own_names = common.Estimator(scaffold_saver_fn("a list"), str(tmp_path))  # (TF1's usual Saver: nothing renamed)
+    assert own_names.evaluate(input_fn)["loss"] == pytest.approx(TF215_LOSS, rel=1e-5)
     missing = common.Estimator(scaffold_saver_fn({"dense/w/NotSaved": "dense/w"}), str(tmp_path))
     with pytest.raises(ValueError, match="the Scaffold's Saver restores dense/w/NotSaved from .*model.ckpt-5, "
                                          "which does not hold them"):
