@@ -25,7 +25,7 @@ import tensorflow as tf
 from absl import app, flags
 
 from cifar10.input_fn import MANIFEST, CifarDataError, file_sha256
-from common.jobs import cli
+from common.jobs import cli, process
 from common.state import atomic
 
 CIFAR_FILENAME = "cifar-10-python.tar.gz"
@@ -189,4 +189,4 @@ def main(argv):
 
 if __name__ == "__main__":
     define_flags()
-    app.run(cli.reporting_errors(main, CifarDataError))
+    process.run(cli.reporting_errors(main, CifarDataError))

@@ -17,7 +17,7 @@ import common
 from common.devices import parameter_servers
 from cifar10 import input_fn, model_fn, resnet
 from common import hooks
-from common.jobs import cli, optimizers
+from common.jobs import cli, optimizers, process
 
 FLAGS = flags.FLAGS
 
@@ -46,6 +46,7 @@ flags.DEFINE_integer("save_checkpoints_steps", 1000, "Checkpoint (and evaluate) 
                      lower_bound=1)
 cli.define_device_flags()
 cli.define_service_flags()
+flags.adopt_module_key_flags(cli)  # (--help lists the shared flags with the job's own)
 
 
 def _check_flags():
@@ -128,4 +129,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(cli.reporting_errors(main, input_fn.CifarDataError))
+    process.run(cli.reporting_errors(main, input_fn.CifarDataError))

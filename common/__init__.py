@@ -1,94 +1,78 @@
 """Estimator-style training with multi-tower data parallelism on TensorFlow 2.
 
 The public surface is here (common.Estimator, common.EstimatorSpec, ...),
-with common.hooks, common.metrics and common.tf1; the packages below say
-what they hold (docs/ARCHITECTURE.md has the map):
+with common.hooks and common.metrics; docs/ARCHITECTURE.md has the map of
+the packages below.
 
-  spec        the model_fn contract: ModeKeys, EstimatorSpec, metrics, export outputs
-  estimator   the Estimator façade, RunConfig, model_to_estimator
-  training    train_and_evaluate, the evaluator, early stopping
-  engine      how a call runs: model builder, tower step, compiled and outer loops
-  variables   who owns the model's variables (modules, served variables)
-  devices     device plan, placement, precision, strategies, hosts
-  hooks       the hook protocol and the standard hooks
-  state       checkpoints, the model-dir lock, atomic files, summaries
-  export      receivers, SavedModel writing, exporters
-  tf1         TF1 idioms inside model_fn
-  layers      Keras layers the framework provides
-  upgrade     python -m common.upgrade
-  jobs        the dataset mains' kit (flags, schedules), not tf.estimator's API
+`import common` imports nothing of TensorFlow and changes nothing: each
+public name is imported from its module when it is first used, so
+`python -m common.upgrade --help` starts in a moment, and a program's
+TensorFlow stays as TensorFlow left it. The one thing the import does is
+let the module paths of earlier versions (`import common.tf1.crf`, written
+by earlier upgrades) find where those modules live now
+(common.upgrade.earlier_paths).
 """
 
-import os
-import sys
+import importlib
 
-# TensorFlow turns its oneDNN CPU kernels on by default only on x86 CPUs with
-# AVX-512-class features; on the AVX2 machine this project is measured on
-# they train the MNIST CNN 1.6x faster (530 -> 865 ex/s). TensorFlow reads
-# this once, when it loads, so it is set before the imports below (the
-# dataset packages import common first for that reason);
-# TF_ENABLE_ONEDNN_OPTS=0 keeps them off.
-os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
+from common.upgrade import earlier_paths
 
-from common import hooks  # noqa: E402
-from common.devices.runtime import log_tensorflow_lines_once, set_verbosity  # noqa: E402
-from common.estimator.clipping import clip_gradients_by_norm  # noqa: E402
-from common.estimator.estimator import Estimator  # noqa: E402
-from common.estimator.extenders import add_metrics, forward_features  # noqa: E402
-from common.estimator.keras import model_to_estimator  # noqa: E402
-from common.estimator.run_config import RunConfig  # noqa: E402
-from common.export.exporters import BestExporter, Exporter, FinalExporter, LatestExporter  # noqa: E402
-from common.export.receivers import (ServingInputReceiver, TensorServingInputReceiver,  # noqa: E402
-                                     build_parsing_serving_input_receiver_fn, build_raw_serving_input_receiver_fn,
-                                     placeholder)
-from common.spec import metrics  # noqa: E402
-from common.spec.export_outputs import ClassificationOutput, PredictOutput, RegressionOutput  # noqa: E402
-from common.spec.model_fn import EstimatorSpec, ModeKeys  # noqa: E402
-from common.state.checkpoints import CheckpointDamagedError, CheckpointMismatchError  # noqa: E402
-from common.state.warm_start import WarmStartSettings  # noqa: E402
-from common.training import early_stopping  # noqa: E402
-from common.training.train_eval import EvalSpec, TrainSpec, train_and_evaluate  # noqa: E402
-from common.variables.registry import VariableCreationError, get_global_step, get_module, get_optimizer  # noqa: E402
+earlier_paths.install()
 
-log_tensorflow_lines_once()
+# public name -> the module that defines it
+_EXPORTS = {
+    "BestExporter": "common.export.exporters",
+    "CheckpointDamagedError": "common.state.checkpoints",
+    "CheckpointMismatchError": "common.state.checkpoints",
+    "ClassificationOutput": "common.spec.export_outputs",
+    "Estimator": "common.estimator.estimator",
+    "EstimatorSpec": "common.spec.model_fn",
+    "EvalSpec": "common.training.train_eval",
+    "Exporter": "common.export.exporters",
+    "FinalExporter": "common.export.exporters",
+    "LatestExporter": "common.export.exporters",
+    "ModeKeys": "common.spec.model_fn",
+    "PredictOutput": "common.spec.export_outputs",
+    "RegressionOutput": "common.spec.export_outputs",
+    "RunConfig": "common.estimator.run_config",
+    "ServingInputReceiver": "common.export.receivers",
+    "TensorServingInputReceiver": "common.export.receivers",
+    "TrainSpec": "common.training.train_eval",
+    "VariableCreationError": "common.variables.registry",
+    "WarmStartSettings": "common.state.warm_start",
+    "add_metrics": "common.estimator.extenders",
+    "build_parsing_serving_input_receiver_fn": "common.export.receivers",
+    "build_raw_serving_input_receiver_fn": "common.export.receivers",
+    "clip_gradients_by_norm": "common.estimator.clipping",
+    "forward_features": "common.estimator.extenders",
+    "get_global_step": "common.variables.registry",
+    "get_module": "common.variables.registry",
+    "get_optimizer": "common.variables.registry",
+    "model_to_estimator": "common.estimator.keras",
+    "placeholder": "common.export.receivers",
+    "set_verbosity": "common.devices.runtime",
+    "train_and_evaluate": "common.training.train_eval",
+}
+# public name -> the module it is
+_MODULES = {
+    "early_stopping": "common.training.early_stopping",
+    "hooks": "common.hooks",
+    "metrics": "common.spec.metrics",
+}
 
-# `python -m common.upgrade` writes `import common.early_stopping` (tf.estimator.experimental's hooks): the
-# module lives in common.training, and this name keeps upgraded programs importing it.
-sys.modules[__name__ + ".early_stopping"] = early_stopping
+__all__ = sorted(_EXPORTS) + sorted(_MODULES)
 
-__all__ = [
-    "BestExporter",
-    "CheckpointDamagedError",
-    "CheckpointMismatchError",
-    "ClassificationOutput",
-    "Estimator",
-    "EstimatorSpec",
-    "EvalSpec",
-    "Exporter",
-    "FinalExporter",
-    "LatestExporter",
-    "ModeKeys",
-    "PredictOutput",
-    "RegressionOutput",
-    "RunConfig",
-    "ServingInputReceiver",
-    "TensorServingInputReceiver",
-    "TrainSpec",
-    "VariableCreationError",
-    "WarmStartSettings",
-    "add_metrics",
-    "forward_features",
-    "build_parsing_serving_input_receiver_fn",
-    "build_raw_serving_input_receiver_fn",
-    "clip_gradients_by_norm",
-    "early_stopping",
-    "get_global_step",
-    "get_module",
-    "get_optimizer",
-    "hooks",
-    "metrics",
-    "model_to_estimator",
-    "placeholder",
-    "set_verbosity",
-    "train_and_evaluate",
-]
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    elif name in _MODULES:
+        value = importlib.import_module(_MODULES[name])
+    else:
+        raise AttributeError(f"module 'common' has no attribute {name!r}")
+    globals()[name] = value  # (found here the next time, without this function)
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

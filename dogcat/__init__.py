@@ -1,3 +1,5 @@
 """Kaggle dogs vs. cats: JPEG folders, a small CNN or keras.applications backbone, submission.csv."""
 
-import common  # noqa: F401,E402  (first: picks TensorFlow's CPU kernels before TensorFlow loads)
+from common.jobs import process
+
+process.prepare_tensorflow()  # (before anything imports TensorFlow)

@@ -14,7 +14,7 @@ from absl import app, flags, logging
 
 import common
 from common import hooks
-from common.jobs import cli
+from common.jobs import cli, process
 from dogcat import input_fn, model_fn, submission
 
 FLAGS = flags.FLAGS
@@ -42,6 +42,7 @@ flags.DEFINE_float("max_image_megapixels", input_fn.MAX_MEGAPIXELS,
 flags.DEFINE_string("submission", None, "Where to write submission.csv (default: model_dir/submission.csv).")
 cli.define_device_flags()
 cli.define_service_flags()
+flags.adopt_module_key_flags(cli)  # (--help lists the shared flags with the job's own)
 
 
 def predict_test(estimator, test):
@@ -122,4 +123,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flag_as_required("data_dir")
-    app.run(cli.reporting_errors(main, input_fn.DogCatDataError))
+    process.run(cli.reporting_errors(main, input_fn.DogCatDataError))

@@ -15,7 +15,7 @@ from absl import app, flags, logging
 
 import common
 from common import hooks
-from common.jobs import cli, optimizers, schedules
+from common.jobs import cli, optimizers, process, schedules
 from mnist import input_fn, model_fn
 
 FLAGS = flags.FLAGS
@@ -41,6 +41,7 @@ flags.DEFINE_float("label_smoothing", 0.1, "Label smoothing of the cross-entropy
 flags.DEFINE_integer("eval_every_steps", 1000, "Checkpoint and validate every this many steps.", lower_bound=1)
 cli.define_device_flags()
 cli.define_service_flags()
+flags.adopt_module_key_flags(cli)  # (--help lists the shared flags with the job's own)
 FLAGS.set_default("random_seed", 0)  # the defaults reproduce the measured accuracy
 
 
@@ -112,4 +113,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    app.run(cli.reporting_errors(main, input_fn.DataFileError))
+    process.run(cli.reporting_errors(main, input_fn.DataFileError))

@@ -12,11 +12,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from common.jobs import process as job_process  # noqa: E402
+
+job_process.prepare_tensorflow([])  # as the mains do: TensorFlow loads with the project's kernel settings
+
 import pytest  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from absl import logging  # noqa: E402
-
-import common  # noqa: E402,F401  (first, as in the mains: TensorFlow loads with the project's kernel settings)
 
 NUM_LOGICAL_CPUS = 4
 _cpus = tf.config.list_physical_devices("CPU")

@@ -251,6 +251,7 @@ def reporting_errors(main, *data_errors):
 
     @functools.wraps(main)
     def wrapped(argv):
+        runtime.log_tensorflow_lines_once()  # (the job's choice: absl's handler prints TensorFlow's lines too)
         try:
             with signals.raising_stop_signals():
                 return main(argv)

@@ -19,7 +19,7 @@ from typing import Optional
 
 from absl import app, flags
 
-from common.upgrade import files, model_dir_check, own_common
+from common.upgrade import files, own_common
 from common.upgrade import rules as upgrade_rules
 
 FLAGS = flags.FLAGS
@@ -152,6 +152,7 @@ def main(argv):
             raise app.UsageError("--check_model_dir upgrades nothing: give it alone")
         if not os.path.isdir(FLAGS.check_model_dir):
             raise app.UsageError(f"--check_model_dir={FLAGS.check_model_dir}: no such directory")
+        from common.upgrade import model_dir_check  # (it reads checkpoints: TensorFlow loads only for this)
         print("\n".join(model_dir_check.report(FLAGS.check_model_dir)))
         return 0
     tasks, in_tree, renamed = _tasks()
