@@ -21,6 +21,7 @@ setup(
     packages=find_packages(include=["common", "common.*", "cifar10", "mnist", "dogcat"]),
     package_data={"mnist": ["data/*.gz", "data/SHA256SUMS"], "common.tf1": ["data/iris.csv"]},
     install_requires=["numpy", "absl-py", "six", "tensorboard>=2.16"],
+    entry_points={"console_scripts": ["estimator-upgrade = common.upgrade.__main__:main"]},
     extras_require={
         "cpu": [f"tensorflow-cpu{TENSORFLOW}"],
         "gpu": [f"tensorflow[and-cuda]{TENSORFLOW}"],

@@ -10,7 +10,7 @@ import atexit
 import os
 import sys
 
-from absl import app
+from absl import app, flags
 
 HELP_FLAGS = ("--help", "-help", "-h", "-?", "--helpshort")
 
@@ -32,13 +32,18 @@ def prepare_tensorflow(argv=None):
         _hold_stderr()
 
 
-def run(main, argv=None):
-    """absl's app.run(main), but `--help` prints the program's flags (its own and those it adopted as key
-    flags: the shared ones) on stdout and exits 0, where absl exits 1."""
+def run(main, argv=None, flags_module=None):
+    """absl's app.run(main), but `--help` prints the program's flags on stdout and exits 0, where absl exits 1:
+    the main module's docstring and flags (its own and those it adopted as key flags: the shared ones), or,
+    given flags_module (a module object: a console command's, whose __main__ is pip's wrapper), its
+    docstring and flags."""
     argv = sys.argv if argv is None else argv
     if _asks_for_help(argv):
         _release_stderr()
-        app.usage(shorthelp=True, writeto_stdout=True, exitcode=0)
+        if flags_module is None:
+            app.usage(shorthelp=True, writeto_stdout=True, exitcode=0)
+        print(f"{flags_module.__doc__}\n{flags.FLAGS.module_help(flags_module)}")
+        sys.exit(0)
     app.run(main, argv=argv)
 
 

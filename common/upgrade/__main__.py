@@ -1,12 +1,15 @@
-"""python -m common.upgrade --infile=old.py --outfile=new.py (see common.upgrade.cli)."""
-
-from absl import flags
+"""python -m common.upgrade --infile=old.py --outfile=new.py (see common.upgrade.cli); installed as the
+console command `estimator-upgrade`."""
 
 from common.jobs import process
 from common.upgrade import cli
 
-__doc__ = cli.__doc__  # (what --help prints above the flags)
-flags.adopt_module_key_flags(cli)  # (--help lists the upgrade's flags)
+
+def main():
+    """The command: absl's flags parsed from sys.argv, then the upgrade (its exit status: 0, or 1 when a file
+    failed)."""
+    process.run(cli.main, flags_module=cli)
+
 
 if __name__ == "__main__":
-    process.run(cli.main)
+    main()

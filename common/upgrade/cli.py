@@ -4,6 +4,8 @@
     python -m common.upgrade --intree=old/ --outtree=new/
     python -m common.upgrade --check_model_dir=DIR    (what a model dir holds; nothing is written)
 
+(`pip install` of this project installs the same as the command `estimator-upgrade`.)
+
 It takes programs from before or after tf_upgrade_v2. Each change, and
 each construct it cannot convert (with its line and what to use instead),
 is printed and written to --reportfile. What the rules are is

@@ -53,3 +53,12 @@ def test_a_failure_while_help_holds_stderr_back_is_still_printed():
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 1
     assert "ValueError: the import failed" in result.stderr
+
+
+def test_the_installed_console_command_is_the_upgrade():
+    command = os.path.join(os.path.dirname(sys.executable), "estimator-upgrade")
+    if not os.path.exists(command):
+        pytest.skip("the project is not pip-installed in this environment (PYTHONPATH only)")
+    result = subprocess.run([command, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "--infile" in result.stdout and "Rewrites a tf.estimator program" in result.stdout
