@@ -14,8 +14,8 @@ from tests import ROOT
 COMMON = os.path.join(ROOT, "common")
 
 # Lowest first: a package may import only from those before it (and itself).
-LAYERS = ("state", "devices", "spec", "layers", "hooks", "variables", "tf1", "engine", "export", "estimator",
-          "training", "canned", "tpu", "upgrade", "jobs")
+LAYERS = ("internals", "state", "devices", "spec", "layers", "hooks", "tf1_runtime", "variables", "tf1", "engine",
+          "export", "estimator", "training", "canned", "tpu", "upgrade", "jobs")
 MAX_LINES = 400
 MAX_ESTIMATOR_LINES = 300
 

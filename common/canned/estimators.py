@@ -11,11 +11,10 @@ columns)); Ftrl at 0.3 for the baseline. tf.compat.v1.estimator's classes
 Their partitioners (input_layer_partitioner, partitioner; by default TF1's
 min_max_variable_partitioner over the ps tasks, parts of 64 MiB at least) split
 the embeddings and linear weights over a parameter-server job's ps tasks, as
-in TF1 (common.variables.partitioned); on one host each variable is whole.
+in TF1 (common.tf1_runtime.partitioned); on one host each variable is whole.
 """
 
 import dataclasses
-
 import functools
 import math
 

@@ -19,7 +19,7 @@ from common.tf1 import feature_column as tf1_feature_column
 from common.tf1 import layers as tf1_layers
 from common.tf1 import summary as tf1_summary
 from common.tf1 import variables as tf1_variables
-from common.variables import partitioned
+from common.tf1_runtime import partitioned
 
 HIDDEN_MIN_SLICE_BYTES = 256 << 10  # TF1's min_max_variable_partitioner default, for a DNN's hidden layers
 
@@ -77,7 +77,7 @@ def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_
                batch_norm=False, tag_prefix="dnn/", input_layer_partitioner=None):
     """(logits [batch, units], the trainable variables), under variable scope "dnn"; the layers' summaries
     tagged "<tag_prefix><layer>/..." (tf.compat.v1's DNN estimators wrote "dnn/dnn/hiddenlayer_0/..."). The
-    partitioners are TF1's (common.variables.partitioned): the input layer's given or of 64 MiB parts, the
+    partitioners are TF1's (common.tf1_runtime.partitioned): the input layer's given or of 64 MiB parts, the
     hidden layers' of 256 KiB parts."""
     check_features(features)
     features = checked_identity_ids(features, feature_columns)

@@ -17,8 +17,8 @@ arguments, inside model_fn, for one of those.
 import keras
 import tensorflow as tf
 
-from common.tf1 import optimizer as tf1_optimizer
 from common.tf1 import train as tf1_train
+from common.tf1_runtime import optimizer as tf1_optimizer
 
 _BY_NAME = {"Adagrad": tf1_train.AdagradOptimizer, "Adam": tf1_train.AdamOptimizer,
             "Ftrl": tf1_train.FtrlOptimizer, "RMSProp": tf1_train.RMSPropOptimizer,

@@ -26,7 +26,7 @@ import tensorflow as tf
 
 from common.devices import precision
 from common.engine import step_checks, towers
-from common.variables import keras_internals
+from common.internals import keras_internals
 
 
 @dataclasses.dataclass(frozen=True)

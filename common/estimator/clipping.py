@@ -2,7 +2,7 @@
 
 import keras
 
-from common.tf1 import train as tf1_train
+from common.tf1_runtime.optimizer import Optimizer as Tf1Optimizer
 
 
 def clip_gradients_by_norm(optimizer, clip_norm):
@@ -15,7 +15,7 @@ def clip_gradients_by_norm(optimizer, clip_norm):
     """
     if clip_norm is None or not clip_norm > 0:
         raise ValueError(f"clip_gradients_by_norm: clip_norm must be > 0, got {clip_norm}")
-    if isinstance(optimizer, tf1_train.Optimizer):
+    if isinstance(optimizer, Tf1Optimizer):
         optimizer.clip_norm = float(clip_norm)
         return optimizer
     if not isinstance(optimizer, keras.optimizers.Optimizer):

@@ -20,9 +20,10 @@ import numpy as np
 import tensorflow as tf
 
 from common.estimator.estimator import Estimator
+from common.internals import keras_internals
 from common.spec.model_fn import EstimatorSpec, ModeKeys
-from common.tf1.optimizer import Optimizer as Tf1Optimizer
-from common.variables import keras_internals, registry
+from common.tf1_runtime.optimizer import Optimizer as Tf1Optimizer
+from common.variables import registry
 
 MODULE_NAME = "keras_model"
 

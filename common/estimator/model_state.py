@@ -21,7 +21,7 @@ from absl import logging
 from common.spec.model_fn import ModeKeys
 from common.state import checkpoints, tf_estimator_names, vocabularies
 from common.state.warm_start import warm_start
-from common.tf1.optimizer import variable_name
+from common.tf1_runtime.optimizer import variable_name
 
 
 class ModelState:

@@ -29,7 +29,6 @@ import tensorflow as tf
 
 from common.state import tf_estimator_names
 
-
 CHECKPOINT_NAME = "model.ckpt"
 GLOBAL_STEP = "global_step"
 # What tf.estimator's own services kept in its checkpoints beside the model: the flag its early-stopping hooks
@@ -121,7 +120,7 @@ def named_state(global_step, model_variables, optimizer=None, made_in_model_fn=N
 
 
 class Slices:
-    """A variable a TF1 program partitioned (common.variables.partitioned) as checkpoints hold it: one value under
+    """A variable a TF1 program partitioned (common.tf1_runtime.partitioned) as checkpoints hold it: one value under
     its whole name; its parts, which live apart, each assign and save their slice of it."""
 
     def __init__(self, parts):

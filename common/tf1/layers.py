@@ -7,9 +7,8 @@ given; inside the caller's scopes, so BERT's query layer is
 (glorot-uniform kernels, zero biases, batch norm momentum 0.99 and epsilon
 0.001). So they share as TF1's did: `reuse=True`, a reusing variable scope,
 or calling one layer object twice; a later call of model_fn is served the
-same variables by name, and checkpoints hold TF1's names. Regularizers add
-to the REGULARIZATION_LOSSES collection, which
-tf.compat.v1.losses.get_regularization_loss() sums.
+same variables by name, and checkpoints hold TF1's names. Regularizers add to
+REGULARIZATION_LOSSES, which tf.compat.v1.losses.get_regularization_loss() sums.
 
 Batch norm in training moves its statistics as TF1's did (on 4-D inputs the
 fused kernel's Bessel-corrected batch variance); the new values are handed
@@ -23,7 +22,8 @@ import re
 import keras
 import tensorflow as tf
 
-from common.variables import keras_internals, registry
+from common.internals import keras_internals
+from common.variables import registry
 
 GraphKeys = tf.compat.v1.GraphKeys
 

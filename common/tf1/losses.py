@@ -1,7 +1,7 @@
 """tf.compat.v1.losses' regularization losses inside model_fn.
 
 Each call of model_fn has a fresh TF1 graph's collections
-(common.variables.tf1_graph), and TF1 layers file their weights'
+(common.tf1_runtime.tf1_graph), and TF1 layers file their weights'
 regularization losses in REGULARIZATION_LOSSES, so TensorFlow's own
 functions sum the call's losses; they are here under the names programs
 upgraded by earlier versions of `python -m common.upgrade` import.

@@ -25,7 +25,8 @@ import tensorflow as tf
 
 from common.hooks import protocol as hooks_lib
 from common.tf1 import graph_input
-from common.variables import registry, tf1_graph
+from common.tf1_runtime import tf1_graph
+from common.variables import registry
 
 SessionRunArgs = collections.namedtuple("SessionRunArgs", ["fetches", "feed_dict", "options"])
 SessionRunArgs.__new__.__defaults__ = (None, None)

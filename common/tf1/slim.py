@@ -32,7 +32,7 @@ from absl import logging
 
 from common.tf1 import layers as tf1_layers
 from common.tf1 import train as tf1_train
-from common.tf1.optimizer import variable_name
+from common.tf1_runtime.optimizer import variable_name
 from common.variables import registry
 
 try:

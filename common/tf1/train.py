@@ -2,7 +2,7 @@
 
 Every optimizer here is TF1's: its slots and names ("dense/kernel/Momentum",
 "beta1_power"), its defaults, and its fused update kernel, applied once per
-step to the gradients averaged over the towers (common.tf1.optimizer says
+step to the gradients averaged over the towers (common.tf1_runtime.optimizer says
 how). The learning rate may be a number, a tensor of the global step (a TF1
 schedule: tf.compat.v1.train.piecewise_constant, polynomial_decay, ...) or a
 callable.
@@ -11,10 +11,11 @@ callable.
 import tensorflow as tf
 from absl import logging
 
-from common.tf1.optimizer import Optimizer, variable_name
-from common.variables.registry import tf_variable
-from common.variables import registry, tf1_graph
+from common.tf1_runtime import tf1_graph
+from common.tf1_runtime.optimizer import Optimizer, variable_name
+from common.variables import registry
 from common.variables.call_record import CheckpointInit
+from common.variables.registry import tf_variable
 
 get_global_step = registry.get_global_step
 get_or_create_global_step = registry.get_global_step

@@ -2,7 +2,7 @@
 
 TF1 programs summed a weight decay over the graph's trainable variables (the
 official CIFAR-10 example did). Each call of model_fn has a fresh TF1 graph's
-collections (common.variables.tf1_graph), so TensorFlow's own function lists
+collections (common.tf1_runtime.tf1_graph), so TensorFlow's own function lists
 them too; this one lists the variables as layers and optimizers know them
 (a Keras layer's as its Keras variable), which an XLA-compiled tower reads
 from its own device.

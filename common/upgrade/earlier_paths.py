@@ -18,6 +18,7 @@ import sys
 # old path -> the module it is now (each has its test in tests/upgrade/test_earlier_paths.py)
 MOVED = {
     "common.early_stopping": "common.training.early_stopping",
+    "common.tf1.optimizer": "common.tf1_runtime.optimizer",
 }
 
 

@@ -15,7 +15,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 import keras
 import tensorflow as tf
 
-from common.variables import tf1_graph
+from common.tf1_runtime import tf1_graph
 
 
 @dataclasses.dataclass

@@ -24,15 +24,16 @@ from typing import Optional
 import tensorflow as tf
 
 from common.devices import placement, precision
+from common.internals import keras_internals
 from common.state import checkpoints
-from common.variables import call_record, keras_internals, keras_optimizers, tf1_graph
+from common.tf1_runtime import caller, tf1_graph
+from common.tf1_runtime.tf1_graph import tf_variable  # noqa: F401 (read here by the engine and common.tf1)
+from common.variables import call_record, keras_optimizers
 from common.variables import served as served_variables
 from common.variables.served import VariableCreationError
-from common.variables.tf1_graph import tf_variable  # noqa: F401 (read here by the engine and common.tf1)
 
 # The collections of a TF1 variable that is a metric's state (a custom streaming metric's count), not the model's.
 _LOCAL_COLLECTIONS = {tf.compat.v1.GraphKeys.LOCAL_VARIABLES, tf.compat.v1.GraphKeys.METRIC_VARIABLES}
-_ACTIVE = contextvars.ContextVar("common_active_registry", default=None)
 _HOOK_GLOBAL_STEP = contextvars.ContextVar("common_hook_global_step", default=None)
 
 
@@ -95,9 +96,8 @@ class ModelRegistry:
         calling: model_fn (or an update) is called in the scope, which gets a fresh TF1 graph's state; else
         the scope only rules a trace that will call it (a loop's).
         Yields the call's CallRecord; the default graph's TF1 state is a fresh graph's while it runs
-        (common.variables.tf1_graph).
+        (common.tf1_runtime.tf1_graph).
         """
-        token = _ACTIVE.set(self)
         outer = self._building, self._global_step_read, self.call, self._deferring, self._applying
         self._building = building
         self._global_step_read = global_step
@@ -141,7 +141,7 @@ class ModelRegistry:
             return variable
 
         try:
-            with served_variables.model_fn_call(self.served) as call, \
+            with caller.answering(self), served_variables.model_fn_call(self.served) as call, \
                     tf.variable_creator_scope(creator), \
                     (tf1_graph.fresh_graph(self.global_step_for_model_fn(), self.tf1.variables) if calling
                      else contextlib.nullcontext()):
@@ -155,7 +155,6 @@ class ModelRegistry:
                 self.served.forget(self._module_variables())
         finally:
             self._building, self._global_step_read, self.call, self._deferring, self._applying = outer
-            _ACTIVE.reset(token)
 
     def _tf1_variable(self, tf1, next_creator, kwargs, create):
         """A variable TF1's store makes: created under its TF1 name, or served."""
@@ -183,6 +182,22 @@ class ModelRegistry:
     def deferring(self):
         """Whether an optimizer's apply_gradients is to be recorded, not done (see model_fn_scope)."""
         return self._deferring
+
+    def defer_update(self, optimizer, grads_and_vars, apply, keras_variables=False):
+        """Records an optimizer's apply_gradients in the running train tower's call
+        (see call_record.DeferredUpdate); returns the op that stands for it. A
+        variable a train tower's Keras layer stands in for becomes the one it
+        serves: its Keras variable for a Keras optimizer (keras_variables), else
+        the tf.Variable, named as TF1 code reads it."""
+        call_record.refuse_conditional_update(self.call.graph)
+
+        def resolved(variable):
+            served = served_variables.served_variable(variable)
+            return self.keras_view(served) if keras_variables else tf_variable(served)
+
+        pairs = [(g, resolved(v)) for g, v in grads_and_vars]
+        self.call.updates.append(call_record.DeferredUpdate(optimizer, pairs, apply))
+        return tf.no_op(name="deferred_update")
 
     def add_summary(self, name, value):
         """Records a scalar model_fn wrote as a summary; the spec offers it with its scalars."""
@@ -319,11 +334,11 @@ class ModelRegistry:
 
 def running_model_fn():
     """Whether a model_fn is being called by an Estimator now."""
-    return _ACTIVE.get() is not None
+    return caller.current() is not None
 
 
 def active_registry():
-    registry = _ACTIVE.get()
+    registry = caller.current()
     if registry is None:
         raise RuntimeError(
             "common.get_module, get_optimizer and get_global_step only work inside a "
@@ -333,33 +348,20 @@ def active_registry():
 
 
 def defer_update(optimizer, grads_and_vars, apply, keras_variables=False):
-    """Records an optimizer's apply_gradients in the running train tower's call
-    (see call_record.DeferredUpdate); returns the op that stands for it. A
-    variable a train tower's Keras layer stands in for becomes the one it
-    serves: its Keras variable for a Keras optimizer (keras_variables), else
-    the tf.Variable, named as TF1 code reads it."""
-    registry = active_registry()
-    call_record.refuse_conditional_update(registry.call.graph)
-
-    def resolved(variable):
-        served = served_variables.served_variable(variable)
-        return registry.keras_view(served) if keras_variables else tf_variable(served)
-
-    pairs = [(g, resolved(v)) for g, v in grads_and_vars]
-    registry.call.updates.append(call_record.DeferredUpdate(optimizer, pairs, apply))
-    return tf.no_op(name="deferred_update")
+    """The running call's ModelRegistry.defer_update."""
+    return active_registry().defer_update(optimizer, grads_and_vars, apply, keras_variables)
 
 
 def deferring_updates():
     """Whether an optimizer's apply_gradients, called now, is to be deferred (a train tower's call)."""
-    registry = _ACTIVE.get()
+    registry = caller.current()
     return registry is not None and registry.deferring
 
 
 def assign_after_step(variable, value):
     """Files `variable` to be assigned `value` after the step (averaged over the
     towers), when a model_fn call is running; otherwise assigns it now. Returns the op."""
-    registry = _ACTIVE.get()
+    registry = caller.current()
     if registry is None:
         return variable.assign(value)
     registry.call.assigns.append((variable, value))
@@ -380,7 +382,7 @@ def get_global_step():
     """The Estimator's global step, as tf.train.get_global_step was: the int64 variable (inside an XLA-compiled
     tower, its copy on the tower's device; inside a TF1 hook's methods, the running Estimator's)."""
     hook_step = _HOOK_GLOBAL_STEP.get()
-    if hook_step is not None and _ACTIVE.get() is None:
+    if hook_step is not None and caller.current() is None:
         return hook_step
     return active_registry().global_step_for_model_fn()
 

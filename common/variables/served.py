@@ -26,8 +26,8 @@ from typing import Dict, Optional
 import keras
 import tensorflow as tf
 
+from common.internals import keras_internals
 from common.state import checkpoints
-from common.variables import keras_internals
 
 _ACTIVE_CALL = contextvars.ContextVar("common_model_fn_call", default=None)
 

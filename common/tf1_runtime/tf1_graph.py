@@ -14,7 +14,7 @@ collections with the whole process. `fresh_graph()` gives each call its own;
 TF1's rules (reuse, AUTO_REUSE, default initializers by dtype, regularizers
 into REGULARIZATION_LOSSES, custom getters; a partitioner splits the variable
 over a parameter-server job's ps tasks, and elsewhere it is made whole, which
-is how a TF1 checkpoint holds it: common.variables.partitioned).
+is how a TF1 checkpoint holds it: common.tf1_runtime.partitioned).
 It makes each variable with tf.Variable under the full name TF1 gives it
 ("bert/encoder/layer_0/attention/self/query/kernel"), announced by
 `creating(name)`: the registry's variable creator keys the variable by that
@@ -38,7 +38,8 @@ import tensorflow as tf
 from tensorflow.python.ops import resource_variable_ops
 from tensorflow.python.ops import variable_scope as tf1_scopes
 
-from common.variables import keras_internals, partitioned
+from common.internals import keras_internals
+from common.tf1_runtime import partitioned
 
 GraphKeys = tf.compat.v1.GraphKeys
 # What a fresh TF1 graph held nothing of; the first two are TF1's variable store and scope counts.
@@ -125,7 +126,7 @@ class Tf1VariableStore:
 
     def _get_partitioned(self, name, shape, partitions, dtype, initializer, *single):
         """A PartitionedVariable of parts "<name>/part_<i>", each recording its slice of the whole (see
-        common.variables.partitioned)."""
+        common.tf1_runtime.partitioned)."""
         dtype = tf.as_dtype(dtype or tf.float32).base_dtype
         shape = tf.TensorShape(shape)
         if initializer is None:

@@ -6,8 +6,8 @@ spec's train_op. Here model_fn runs once per tower. In a train tower,
 apply_gradients (this class's, or a subclass's override: BERT's
 AdamWeightDecayOptimizer makes its slots with get_variable and assigns its
 variables itself) hands its (gradient, variable) pairs to the framework
-(common.variables.registry.defer_update) and returns an op standing for the
-update; the framework averages each variable's gradients over the towers on
+(the running call's defer_update: common.tf1_runtime.caller) and returns an
+op standing for the update; the framework averages each variable's gradients over the towers on
 the variable's device, and calls the same apply_gradients once, on the
 first tower's optimizer, with the averages. Outside a train tower it runs
 as written.
@@ -26,13 +26,14 @@ import functools
 
 import tensorflow as tf
 
-from common.variables import partitioned, registry, tf1_graph
+from common.tf1_runtime import caller, partitioned, tf1_graph
 
 
 def variable_name(variable):
     """A variable's TF1 op name ("dense/kernel"): what TF1 code read as var.op.name (for a Keras layer's
     variable, its path)."""
-    name = registry.active_registry().name_of(variable) if registry.running_model_fn() else None
+    running = caller.current()
+    name = running.name_of(variable) if running is not None else None
     return name or variable.name.split(":")[0]
 
 
@@ -41,8 +42,9 @@ def _deferring(apply_gradients):
     @functools.wraps(apply_gradients)
     def deferring(self, grads_and_vars, global_step=None, name=None):
         pairs = list(grads_and_vars)
-        if registry.deferring_updates():
-            return registry.defer_update(self, pairs, lambda averaged: apply_gradients(
+        running = caller.current()
+        if running is not None and running.deferring:
+            return running.defer_update(self, pairs, lambda averaged: apply_gradients(
                 self, self.clipped(averaged), global_step=global_step, name=name))
         return apply_gradients(self, pairs, global_step=global_step, name=name)
     return deferring
@@ -111,7 +113,7 @@ class Optimizer:
         if not pairs:
             names = [variable_name(v) for _, v in grads_and_vars]
             raise ValueError(f"No gradients provided for any variable: {names}.")
-        variables = [registry.tf_variable(v) for _, v in pairs]
+        variables = [tf1_graph.tf_variable(v) for _, v in pairs]
         self._create_slots(variables)
         self._prepare()
         updates = []

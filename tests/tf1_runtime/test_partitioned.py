@@ -1,4 +1,4 @@
-"""TF1's partitioned variables (common.variables.partitioned): TF1's part sizes and initializers, the parts a
+"""TF1's partitioned variables (common.tf1_runtime.partitioned): TF1's part sizes and initializers, the parts a
 store makes where variables are sharded (a parameter-server job's chief; the ps count stubbed here, the real
 job in tests/estimator/test_scheduled_steps.py), and checkpoints that hold the whole variable either way."""
 
@@ -8,7 +8,7 @@ import tensorflow as tf
 
 import common
 from common.tf1 import train as tf1_train
-from common.variables import partitioned
+from common.tf1_runtime import partitioned
 
 V1 = tf.compat.v1
 TABLE = np.arange(40, dtype=np.float32).reshape(10, 4) / 40.0

@@ -4,7 +4,7 @@ them fails here, by name, not deep in a training run."""
 import keras
 import tensorflow as tf
 
-from common.variables import keras_internals
+from common.internals import keras_internals
 
 
 def test_fresh_object_names_start_layer_names_afresh_and_restore_the_counters():

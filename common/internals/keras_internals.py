@@ -11,7 +11,7 @@ scope) from a new variable, (f) make an optimizer inside a StatelessScope,
 (g) reach the variable that holds an optimizer's learning rate, (h) tell
 a model's symbolic first call (its output shapes, traced in a scratch graph
 that is then dropped) from its real one, or (i) make its variables hash and
-compare by identity while TF1 code runs (common.variables.tf1_graph).
+compare by identity while TF1 code runs (common.tf1_runtime.tf1_graph).
 Each is done here, on keras.src.backend.common.global_state (and (g) on the
 optimizer's `_learning_rate`), so a Keras that moves it breaks this module only.
 """

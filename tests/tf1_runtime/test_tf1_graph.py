@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from common.variables import tf1_graph
+from common.tf1_runtime import tf1_graph
 
 GraphKeys = tf.compat.v1.GraphKeys
 
