@@ -19,7 +19,7 @@ setup(
     long_description_content_type="text/markdown",
     python_requires=">=3.9",
     packages=find_packages(include=["common", "common.*", "cifar10", "mnist", "dogcat"]),
-    package_data={"mnist": ["data/*.gz", "data/SHA256SUMS"], "common.tf1": ["data/iris.csv"]},
+    package_data={"mnist": ["data/*.gz", "data/SHA256SUMS"], "common.contrib": ["data/iris.csv"]},
     install_requires=["numpy", "absl-py", "six", "tensorboard>=2.16"],
     entry_points={"console_scripts": ["estimator-upgrade = common.upgrade.__main__:main"]},
     extras_require={

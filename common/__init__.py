@@ -49,7 +49,7 @@ _EXPORTS = {
     "get_module": "common.variables.registry",
     "get_optimizer": "common.variables.registry",
     "model_to_estimator": "common.estimator.keras",
-    "placeholder": "common.export.receivers",
+    "placeholder": "common.adapters.graph_input",
     "set_verbosity": "common.devices.runtime",
     "train_and_evaluate": "common.training.train_eval",
 }

@@ -25,6 +25,7 @@ _cpus = tf.config.list_physical_devices("CPU")
 tf.config.set_logical_device_configuration(
     _cpus[0], [tf.config.LogicalDeviceConfiguration()] * NUM_LOGICAL_CPUS)
 logging.set_verbosity(logging.INFO)
+tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)  # (the framework logs through TensorFlow's logger)
 
 
 @pytest.fixture

@@ -38,3 +38,28 @@ def test_an_unknown_name_is_an_attribute_error():
 def test_the_public_modules_are_modules():
     assert inspect.ismodule(common.hooks) and inspect.ismodule(common.metrics)
     assert common.early_stopping.__name__ == "common.training.early_stopping"
+
+
+def test_after_training_tf1_code_plain_tensorflow_is_as_tensorflow_left_it():
+    """The framework replaces what TF1 code in model_fn needs only while model_fn runs: after a train() of a
+    TF1-style model_fn (get_variable, a TF1 optimizer, var.op.name read inside), an eager Variable.op raises as
+    in TensorFlow, tensors are compared element-wise, and TensorFlow's logger still propagates."""
+    code = ("import common, common.tf1.train\n"
+            "import tensorflow as tf\n"
+            "def model_fn(features, labels, mode):\n"
+            "    w = tf.compat.v1.get_variable('w', [2, 1])\n"
+            "    assert w.op.name == 'w'\n"
+            "    loss = tf.reduce_mean(tf.square(tf.matmul(features, w) - labels))\n"
+            "    return common.EstimatorSpec(mode, loss=loss,\n"
+            "        train_op=common.tf1.train.GradientDescentOptimizer(0.1).minimize(loss))\n"
+            "common.Estimator(model_fn).train(\n"
+            "    lambda: tf.data.Dataset.from_tensors((tf.ones([4, 2]), tf.ones([4, 1]))).repeat(), max_steps=2)\n"
+            "try:\n"
+            "    tf.Variable(1.0).op\n"
+            "    print('op')\n"
+            "except AttributeError:\n"
+            "    print('AttributeError')\n"
+            "print(bool(tf.reduce_all(tf.constant([1, 2]) == tf.constant([1, 2]))), tf.get_logger().propagate)\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split() == ["AttributeError", "True", "True"]

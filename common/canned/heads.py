@@ -11,13 +11,12 @@ a DNNClassifier and a DNNRegressor.
 
 import tensorflow as tf
 
-from common.canned import head_metrics, optimizers
+from common.canned import head_metrics, optimizers, reductions
+from common.canned.reductions import SUM, SUM_OVER_BATCH_SIZE, loss_reduction_of  # noqa: F401 (read as heads')
 from common.engine import inputs
 from common.spec import metrics
 from common.spec.export_outputs import ClassificationOutput, PredictOutput, RegressionOutput
 from common.spec.model_fn import EstimatorSpec, ModeKeys, named_arguments
-from common.canned import reductions
-from common.canned.reductions import SUM, SUM_OVER_BATCH_SIZE, loss_reduction_of  # noqa: F401 (read as heads')
 from common.tf1 import summary as tf1_summary
 
 DEFAULT_SERVING_KEY, CLASSIFY_KEY, REGRESS_KEY, PREDICT_KEY = "serving_default", "classification", "regression", \

@@ -13,7 +13,6 @@ import inspect
 
 from common.canned import estimators, head_metrics, heads
 
-
 # The variable scope each of TF1's estimators built in, its head's losses named under it ("linear/head/truediv").
 _TF1_SCOPES = (("DNNLinearCombined", ""), ("DNN", "dnn/"), ("Linear", "linear/"), ("Baseline", "baseline/"))
 

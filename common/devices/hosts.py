@@ -30,12 +30,18 @@ import os
 from typing import Optional
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.devices import parameter_servers
 from common.devices.tf_config import (  # noqa: F401 (the errors and names are this module's API too)
-    EVALUATOR, PS, TASK_TYPES, ClusterConfigError, ClusterStartError, checked_tf_config, wait_for_tasks)
-
+    EVALUATOR,
+    PS,
+    TASK_TYPES,
+    ClusterConfigError,
+    ClusterStartError,
+    checked_tf_config,
+    wait_for_tasks,
+)
 
 
 class WorkerLostError(RuntimeError):

@@ -24,7 +24,7 @@ import re
 import time
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.devices import tf_config
 

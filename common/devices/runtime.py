@@ -69,13 +69,13 @@ def configure(cpu_towers=0, split_gpu=0, split_gpu_memory_mb=0, num_intra_thread
 
 
 def set_verbosity(v):
-    """tf.compat.v1.logging.set_verbosity for this project's log lines too.
+    """tf.compat.v1.logging.set_verbosity, which the upgrade maps TF1's to: TensorFlow's logger (the
+    framework's lines: loss, steps/sec, checkpoints) and absl's (a program's own absl lines) at one level.
 
-    The framework logs through absl (loss, steps/sec, checkpoints), which a
-    plain script, not run by absl.app, leaves at WARNING; TF1 programs asked
-    for INFO through TensorFlow's logger. This sets both (v, TF1's name for
-    it: a Python logging level, as tf.compat.v1.logging.INFO is, or its name,
-    "INFO", as TF1's logger also took).
+    Args:
+      v: a Python logging level (tf.compat.v1.logging.INFO is one) or its name ("INFO", as TF1's logger took).
+    Raises:
+      ValueError: v is a name that is no logging level.
     """
     level = v
     if isinstance(level, str):
@@ -88,12 +88,12 @@ def set_verbosity(v):
 
 
 def log_tensorflow_lines_once():
-    """TensorFlow's logger prints through its own handler when it was made before any root handler (the
-    case in a plain script); once absl's handler joins the root logger, each of its lines then printed
-    twice. Its lines stay with its own handler (TF1's "INFO:tensorflow:..." lines), printed once."""
+    """In an absl program (the project's jobs call this as they start; `import common` never does), TensorFlow's
+    log lines, the framework's among them, print once, in absl's format: TensorFlow gave its logger a handler of
+    its own when it loaded before absl's handler joined the root logger, and each line then printed twice."""
     logger = tf.get_logger()
-    if logger.handlers:
-        logger.propagate = False
+    for handler in list(logger.handlers):
+        logger.removeHandler(handler)
 
 
 def apply_session_config(session_config):

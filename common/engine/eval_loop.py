@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.engine import loops
 from common.state import summaries

@@ -1,20 +1,53 @@
-"""What input_fn gives the Estimator: a checked tf.data.Dataset per mode."""
+"""What input_fn gives the Estimator: a checked tf.data.Dataset per mode.
+
+The engine reads a mode's input from a DatasetSource: a function of the
+optional arguments (mode, params, config, input_context) that makes a
+tf.data.Dataset of (features, labels) batches, or of features alone. The
+other forms tf.estimator took from input_fn (tensors, iterators, queue
+runners, ...) are turned into one before the engine sees them
+(common.adapters.tensor_inputs).
+"""
 
 import collections
 import contextlib
+import dataclasses
 import inspect
 import weakref
+from typing import Callable
 
 import tensorflow as tf
 
 from common.spec.model_fn import ModeKeys, call_with_wanted_args
-from common.tf1 import data as tf1_data
 
 
-def takes_input_context(input_fn):
-    """Whether input_fn shards its own data (it names `input_context`, as
-    input_fns written for distribution strategies did)."""
-    return "input_context" in inspect.signature(input_fn).parameters
+@dataclasses.dataclass(frozen=True)
+class DatasetSource:
+    """Where a mode's input comes from.
+
+    make: make(args) -> the tf.data.Dataset, args a dict of mode, params, config and input_context (each
+      passed to input_fn where its signature names it).
+    shards_itself: the input_fn reads its own host's share (it names `input_context`, as input_fns written
+      for distribution strategies did); otherwise each host takes its shard of the dataset.
+    """
+
+    make: Callable[[dict], tf.data.Dataset]
+    shards_itself: bool
+
+    @classmethod
+    def of_input_fn(cls, input_fn, to_dataset=None):
+        """The source of `input_fn`: its result, which must be a tf.data.Dataset, or, given
+        to_dataset(call, what) (an adapter: common.adapters.tensor_inputs.dataset_of), what that makes of
+        call(), the call of input_fn."""
+        def make(args):
+            what = f"input_fn for {args.get('mode')}"
+            call = lambda: call_with_wanted_args(input_fn, {}, args)  # noqa: E731
+            if to_dataset is not None:
+                return to_dataset(call, what)
+            result = call()
+            if not isinstance(result, tf.data.Dataset):
+                raise TypeError(f"{what} must return a tf.data.Dataset, it returned a {type(result).__name__}")
+            return result
+        return cls(make, "input_context" in inspect.signature(input_fn).parameters)
 
 
 def input_context(cluster, num_towers):
@@ -23,14 +56,13 @@ def input_context(cluster, num_towers):
                                       num_replicas_in_sync=cluster.num_workers * num_towers)
 
 
-def dataset_for(input_fn, mode, optional_args):
-    """input_fn's dataset; optional_args (params, mode, config, input_context)
-    are passed when its signature names them. input_fn may return a Dataset,
-    or tensors as TF1 input_fns did (common.tf1.data). Its elements are
-    (features, labels) pairs, or features alone (labels None, as tf.estimator
-    took them; `(features,)` too); PREDICT drops labels when the dataset has them."""
-    dataset = tf1_data.dataset_of(lambda: call_with_wanted_args(input_fn, {}, dict(optional_args, mode=mode)),
-                                  what=f"input_fn for {mode}")
+def dataset_for(source, mode, optional_args):
+    """The source's dataset (a DatasetSource, or an input_fn returning a Dataset) for `mode`; optional_args
+    (params, config, input_context) are passed when input_fn's signature names them. Its elements are
+    (features, labels) pairs, or features alone (labels None, as tf.estimator took them; `(features,)` too);
+    PREDICT drops labels when the dataset has them."""
+    source = source if isinstance(source, DatasetSource) else DatasetSource.of_input_fn(source)
+    dataset = source.make(dict(optional_args, mode=mode))
     spec = dataset.element_spec
     if isinstance(spec, tuple) and len(spec) == 1:  # (features,): TensorFlow up to 1.8 read a tuple's first item
         dataset = dataset.map(lambda features: features)
@@ -46,18 +78,18 @@ def dataset_for(input_fn, mode, optional_args):
     return dataset
 
 
-def dataset_for_run(input_fn, mode, params, config):
-    """input_fn's dataset for `mode` under RunConfig `config`: this host's share
-    of the training data, and, under a RunConfig strategy, a tower's worth of
-    elements per step. With tf_random_seed, input_fn's unseeded random ops
-    (a shuffle) are seeded from it, as each tf.estimator call's graph seed
-    seeded them."""
+def dataset_for_run(source, mode, params, config):
+    """The source's dataset (a DatasetSource, or an input_fn returning a Dataset) for `mode` under RunConfig
+    `config`: this host's share of the training data, and, under a RunConfig strategy, a tower's worth of
+    elements per step. With tf_random_seed, input_fn's unseeded random ops (a shuffle) are seeded from it, as
+    each tf.estimator call's graph seed seeded them."""
     cluster, num_towers = config.cluster, config.device_plan.num_towers
     optional = {"params": params, "config": config, "input_context": input_context(cluster, num_towers)}
     if config.tf_random_seed is not None:  # as TF1's graph seed fixed each call's shuffle (and other random ops)
         tf.random.set_seed(config.tf_random_seed)
-    dataset = dataset_for(input_fn, mode, optional)
-    if mode == ModeKeys.TRAIN and not takes_input_context(input_fn):
+    source = source if isinstance(source, DatasetSource) else DatasetSource.of_input_fn(source)
+    dataset = dataset_for(source, mode, optional)
+    if mode == ModeKeys.TRAIN and not source.shards_itself:
         dataset = cluster.shard(dataset)
     if config.batch_per_replica:
         dataset = merge_replica_batches(dataset, num_towers)

@@ -17,7 +17,7 @@ from typing import Callable, Dict, NamedTuple, Optional, Tuple
 import keras
 import numpy as np
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.devices import placement
 from common.engine import inputs
@@ -26,9 +26,6 @@ from common.hooks import protocol
 from common.spec import metrics
 from common.spec.model_fn import EstimatorSpec, ModeKeys, call_with_wanted_args, check_spec
 from common.state import checkpoints, vocabularies
-from common.tf1 import metrics as tf1_metrics
-from common.tf1 import moving_averages  # noqa: F401  (ExponentialMovingAverage.apply follows the update)
-from common.tf1 import summary as tf1_summary
 from common.variables.call_record import CallRecord
 from common.variables.registry import ModelRegistry
 
@@ -163,11 +160,6 @@ class ModelBuilder:
         """(name, bytes, device) of each variable spread over several devices."""
         return list(self._balancer.assignments) if self._balancer else []
 
-    @property
-    def model_fn(self):
-        """The model_fn as the user gave it."""
-        return self._model_fn
-
     def scope(self):
         """The registry's scope, for running code that may trace model_fn."""
         return self.registry.model_fn_scope(calling=False)
@@ -181,23 +173,14 @@ class ModelBuilder:
         optional = {"labels": labels, "mode": mode, "params": self._params, "config": self._config}
         creator = placement.placing_creator(self._plan.variable_devices, self._balancer) if building else None
         inputs.seen_by_model_fn(features)
-        with self.registry.model_fn_scope(building, creator, global_step, deferring=True) as record, \
-                tf1_summary.tf2_writes_recorded():
+        with self.registry.model_fn_scope(building, creator, global_step, deferring=True) as record:
             spec = call_with_wanted_args(self._model_fn, {"features": features}, optional)
-            if isinstance(spec, EstimatorSpec) and spec.eval_metric_ops:  # (made in its scope: metric state)
-                spec = spec._replace(eval_metric_ops=tf1_metrics.with_derived(spec.eval_metric_ops))
         check_spec(spec, mode)
         if mode == ModeKeys.TRAIN and spec.optimizer is None and not record.updates:
             raise ValueError(
                 "model_fn's train_op updates nothing the framework can average over towers: return the "
                 "minimize(loss) or apply_gradients(...) of a tf.compat.v1.train optimizer (python -m common.upgrade "
                 "maps them), of a Keras optimizer made in model_fn, or give EstimatorSpec(optimizer=...)")
-        if record.scalars and mode == ModeKeys.TRAIN:  # a training call's scalar summaries are scalars of the spec
-            for name, value in record.scalars.items():  # (the spec's win a clash)
-                if value.shape.rank not in (0, None):
-                    raise ValueError(f"summary.scalar({name!r}) got a tensor of shape {value.shape}; a scalar "
-                                     "summary takes one number")
-            spec = spec._replace(scalars={**record.scalars, **spec.scalars})
         outputs = ModelFnOutputs(spec, record)
         if first_call is not None:
             first_call.outputs = outputs

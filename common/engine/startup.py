@@ -8,7 +8,7 @@ sees whether it is input_fn, tracing model_fn, tracing the compiled loop or comp
 import time
 from typing import Callable, Dict, Optional, Tuple
 
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.engine.loops import LoopResult
 

@@ -25,7 +25,7 @@ import dataclasses
 from typing import Dict, List, NamedTuple, Optional
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.devices import precision
 from common.devices.plan import HOST_DEVICE, STEP, TOWER, DevicePlan

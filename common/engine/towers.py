@@ -20,12 +20,23 @@ def _batch_size(leaves):
 
 
 def split_batch(batch, num_shards, allow_uneven=False, device=HOST_DEVICE):
-    """Splits every tensor of a nested batch along axis 0 into `num_shards`.
+    """Splits every tensor of a nested batch along axis 0 into `num_shards`, one shard per tower.
 
-    Returns a list of `num_shards` structures like `batch`, in input order.
-    With allow_uneven (eval and predict, whose last batch may be short) the
-    first `n % num_shards` shards get one example more; otherwise a batch
-    that `num_shards` does not divide is an error.
+    Args:
+      batch: a nest (tf.nest) of tensors, or values tf.convert_to_tensor takes, all with the same first
+        (batch) dimension; None leaves (labels of none) stay None in every shard.
+      num_shards: the number of towers; 1 returns [batch] as it is.
+      allow_uneven: with it (eval and predict, whose last batch may be short) the first `n % num_shards` shards
+        get one example more; without it a batch that `num_shards` does not divide is an error.
+      device: the device the split runs on (default the host's CPU).
+
+    Returns:
+      A list of `num_shards` structures like `batch`, in input order.
+
+    Raises:
+      ValueError: a batch whose static size `num_shards` does not divide (without allow_uneven), or whose
+        tensors' static batch sizes differ. With a size known only when run, the check is an assertion:
+        tf.errors.InvalidArgumentError then.
     """
     if num_shards == 1:
         return [batch]

@@ -14,7 +14,7 @@ last call's pace (a model whose step takes longer runs one step a call).
 import math
 import time
 
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 # With steps_per_loop None: about how long one compiled call may run before the hooks hear of it (a seconds
 # trigger, a stop signal, the evaluation throttle wait no longer than this past their time).

@@ -6,12 +6,20 @@ from common.tf1_runtime.optimizer import Optimizer as Tf1Optimizer
 
 
 def clip_gradients_by_norm(optimizer, clip_norm):
-    """The optimizer, made to scale the averaged gradients of each step so their
-    global norm is at most clip_norm (tf.contrib.estimator's name; Keras's
-    global_clipnorm, applied after loss scaling is undone). Takes a Keras
-    optimizer or a common.tf1.train one, e.g. in model_fn:
+    """An optimizer that scales each step's averaged gradients so their global norm is at most clip_norm, as
+    tf.contrib.estimator's clip_gradients_by_norm (Keras's global_clipnorm, applied after loss scaling is
+    undone), e.g. in model_fn:
 
         optimizer=common.get_optimizer(lambda: common.clip_gradients_by_norm(keras.optimizers.SGD(0.1), 5.0))
+
+    Args:
+      optimizer: a Keras optimizer, or a TF1 one (common.tf1.train's), which is changed in place.
+      clip_norm: the largest global norm, > 0.
+    Returns:
+      The same optimizer, clipping.
+    Raises:
+      ValueError: clip_norm is not positive, or the Keras optimizer already clips.
+      TypeError: optimizer is neither a Keras nor a TF1 optimizer.
     """
     if clip_norm is None or not clip_norm > 0:
         raise ValueError(f"clip_gradients_by_norm: clip_norm must be > 0, got {clip_norm}")

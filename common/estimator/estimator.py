@@ -19,8 +19,9 @@ import re
 import tempfile
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
+from common.adapters import model_fns, tensor_inputs
 from common.engine import eval_loop, first_steps, inputs, loops, predict_loop, startup
 from common.engine.model_builder import ModelBuilder
 from common.engine.step import TowerStep
@@ -39,20 +40,29 @@ from common.state.warm_start import WarmStartSettings
 
 
 class Estimator:
-    """Trains, evaluates, predicts with and exports a model_fn.
+    """Trains, evaluates, predicts with and exports a model_fn, as tf.estimator.Estimator did, over towers.
+
+    model_fn is written for one tower; each batch is split over the towers of
+    config's device plan, each tower's gradients are averaged on the device
+    that holds each variable, and the update is applied once. Nothing is
+    written to model_dir until model_fn's spec has been checked.
 
     Args:
-      model_fn: model_fn(features, labels, mode, params[, config]) ->
-        EstimatorSpec. `labels`, `mode`, `params` and `config` may be left out
-        of its signature.
-      model_dir: where checkpoints, event files and exports go; defaults to
-        config.model_dir, else a new temporary directory.
-      config: a RunConfig.
-      params: handed to model_fn and input_fn (a dict, or any object: TF1
-        programs passed an HParams); a deep copy, as tf.estimator kept.
-      warm_start_from: a checkpoint (prefix or directory) or a
-        WarmStartSettings; used when model_dir has no checkpoint.
-      frozen_variables: regex (re.match) of variable names not to train.
+      model_fn: model_fn(features, labels, mode, params, config) -> EstimatorSpec; `labels`, `mode`, `params`
+        and `config` may be left out of its signature. It may also return what tf.estimator took: TF1 metric
+        pairs, summaries written in it, a TF1 optimizer's train_op (common.adapters).
+      model_dir: where checkpoints, event files and exports go; default config.model_dir, else a new
+        temporary directory (with a warning).
+      config: a RunConfig (default RunConfig()): towers, checkpoint and summary schedule, cluster.
+      params: handed to model_fn and input_fn where they name `params`: a dict, or any object (TF1 programs
+        passed an HParams); the Estimator keeps a deep copy, as tf.estimator did.
+      warm_start_from: a checkpoint (a prefix or a directory) or a WarmStartSettings: the model starts from
+        it when model_dir has no checkpoint.
+      frozen_variables: a regex (re.match) of the variable names not to train; None trains them all.
+    Raises:
+      ValueError: model_dir and config.model_dir differ; warm_start_from names no checkpoint; model_fn has
+        no `features` argument.
+      re.error: frozen_variables or warm_start_from's vars_to_warm_start is not a regex.
     """
 
     def __init__(self, model_fn, model_dir=None, config=None, params=None,
@@ -72,7 +82,9 @@ class Estimator:
             checkpoints.resolve(warm_start_from.ckpt_to_initialize_from, "warm_start_from")
             re.compile(warm_start_from.vars_to_warm_start)
         params = copy.deepcopy(params) if params is not None else {}  # any object, copied as tf.estimator did
-        model = ModelBuilder(model_fn, params, config, re.compile(frozen_variables) if frozen_variables else None)
+        model = ModelBuilder(model_fns.adapt(model_fn), params, config,
+                             re.compile(frozen_variables) if frozen_variables else None)
+        self._model_fn = model_fn
         store = CheckpointStore(model_dir, config.keep_checkpoint_max, config.keep_checkpoint_every_n_hours)
         self._parts = EstimatorParts(
             config=config, params=params, model=model,
@@ -83,21 +95,24 @@ class Estimator:
     # ------------------------------------------------------------ properties
     @property
     def model_dir(self):
+        """The directory of this Estimator's checkpoints, event files and exports."""
         return self._parts.config.model_dir
 
     @property
     def config(self):
+        """The RunConfig, its model_dir set to this Estimator's."""
         return self._parts.config
 
     @property
     def params(self):
+        """A copy of the params model_fn and input_fn are given."""
         return copy.deepcopy(self._parts.params)
 
     @property
     def model_fn(self):
-        """model_fn(features, labels, mode, config) with this estimator's params bound, as tf.estimator's
-        property gave it (add_metrics wraps it)."""
-        user_model_fn, params = self._parts.model.model_fn, self.params
+        """model_fn(features, labels, mode, config) with this Estimator's params bound, as tf.estimator's
+        property gave it (add_metrics wraps it): the model_fn as the user wrote it."""
+        user_model_fn, params = self._model_fn, self.params
 
         def public_model_fn(features, labels, mode, config):
             return call_with_wanted_args(user_model_fn, {"features": features},
@@ -125,26 +140,61 @@ class Estimator:
         return self._parts.model.variable_placement
 
     def variable_devices(self):
-        """{variable name: device} of every variable built so far (model,
-        optimizer, global step), named as in checkpoints."""
+        """Where each variable lives, as --variable_strategy placed it.
+
+        Returns:
+          {variable name: device string} of every variable built so far (model, optimizer state, global step),
+          named as in checkpoints; {} before the first call of model_fn.
+        """
         return {name: v.device for name, v in self._parts.model.named_state(with_optimizer=True).items()}
 
     def variable_values(self):
-        """{name: numpy value} of every variable as it is in memory now: what this
-        process trained, also on a host that keeps no checkpoint."""
+        """The variables as they are in memory now: what this process trained, also on a host that keeps no
+        checkpoint.
+
+        Returns:
+          {variable name: numpy value} of every variable built so far, named as in checkpoints.
+        """
         return {name: v.numpy() for name, v in self._parts.model.named_state(with_optimizer=True).items()}
 
     def eval_dir(self, name=None):
-        """Where evaluate(name=...) writes its events: model_dir/eval, or eval_<name>."""
+        """Where evaluate() writes its events, as tf.estimator's eval_dir.
+
+        Args:
+          name: the evaluation's name (evaluate's `name`), or None.
+        Returns:
+          model_dir/eval, or model_dir/eval_<name>.
+        """
         return eval_loop.eval_dir(self.model_dir, name)
 
     def latest_checkpoint(self):
+        """The newest checkpoint in model_dir that loads (a damaged newer one is passed over, with a warning).
+
+        Returns:
+          Its path prefix (".../model.ckpt-N"), or None when model_dir holds none.
+        """
         return self._parts.state.store.latest()
 
     def get_variable_names(self):
+        """The variables of the latest checkpoint, as tf.estimator's get_variable_names.
+
+        Returns:
+          Their names, sorted.
+        Raises:
+          ValueError: model_dir holds no checkpoint.
+        """
         return sorted(checkpoints.variable_shapes(self._require_checkpoint()))
 
     def get_variable_value(self, name):
+        """A variable's value in the latest checkpoint, as tf.estimator's get_variable_value.
+
+        Args:
+          name: the variable's name, as get_variable_names() lists it.
+        Returns:
+          Its value, a numpy array.
+        Raises:
+          ValueError: model_dir holds no checkpoint, or none of that name.
+        """
         return checkpoints.read_variable(self._require_checkpoint(), name)
 
     def _require_checkpoint(self):
@@ -158,7 +208,7 @@ class Estimator:
         of the mode's step), and the restored checkpoint's path (or None); `clock` (a startup.StartupClock)
         times the first two."""
         parts = self._parts
-        dataset = inputs.dataset_for_run(input_fn, mode, parts.params, parts.config)
+        dataset = inputs.dataset_for_run(tensor_inputs.dataset_source(input_fn), mode, parts.params, parts.config)
         if clock:
             clock.lap("input_fn")
         info = parts.model.probe_dataset(mode, dataset, step_function)
@@ -168,11 +218,33 @@ class Estimator:
 
     # ----------------------------------------------------------------- train
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
-        """Trains for `steps` more steps, up to global step `max_steps`, or until
-        input_fn's data run out. Returns self.
+        """Trains model_fn on input_fn's batches, split over the towers, resuming from model_dir's checkpoint.
 
-        saving_listeners: objects with after_save(estimator, step), called after
-        each checkpoint (train_and_evaluate evaluates there).
+        Checkpoints are saved every config.save_checkpoints_steps (or _secs) and at the end, summaries every
+        save_summary_steps, and every log_step_count_steps the loss and global_step/sec are logged, as
+        tf.estimator did. SIGTERM or SIGINT saves a checkpoint at the current step and stops.
+
+        Args:
+          input_fn: input_fn(params, mode, config, input_context), any of them left out of its signature,
+            returning a tf.data.Dataset of (features, labels) batches or of features alone; or what
+            tf.estimator took: tensors, an iterator's get_next(), a queue-runner pipeline (common.adapters).
+            Each batch is split over the towers: its size must be a multiple of their number.
+          hooks: common.hooks.Hook objects (or TF1 SessionRunHooks) run between calls of the compiled loop,
+            besides the standard ones and the spec's training_hooks.
+          steps: train this many steps more (a float is rounded up); None: until max_steps or the input's end.
+          max_steps: train up to this global step (a float is rounded up); a model already there trains no step.
+          saving_listeners: objects with after_save(estimator, step) (or TF1 CheckpointSaverListeners), called
+            after each checkpoint: train_and_evaluate evaluates there.
+        Returns:
+          self.
+        Raises:
+          ValueError: both steps and max_steps are given, or one is not positive; model_fn's spec cannot train.
+          common.CheckpointMismatchError: model_dir holds a checkpoint of another model.
+          common.CheckpointDamagedError: no checkpoint in model_dir loads.
+          common.VariableCreationError: a call of model_fn creates a variable the first call did not.
+          common.hooks.NanLossDuringTrainingError: the loss became NaN or infinite (the newest checkpoint is
+            the last finite one).
+          common.state.model_dir_lock.ModelDirLockedError: another process trains in model_dir.
         """
         if steps is not None and max_steps is not None:
             raise ValueError("Can not provide both steps and max_steps.")
@@ -181,26 +253,41 @@ class Estimator:
                 raise ValueError(f"Must specify {name} > 0, given: {value}")
         # (a float, TOTAL_STEPS = SIZE / BATCH * EPOCHS: tf.estimator stopped at the first step >= it)
         steps, max_steps = (None if v is None else math.ceil(v) for v in (steps, max_steps))
+        source = tensor_inputs.dataset_source(input_fn)
         if self._parts.cluster.serves:  # a parameter-server job's ps or worker task
             self._parts.cluster.serve(self.model_dir)
             return self
         if self.is_chief:
-            training_run.train(self, self._parts, input_fn, hooks, steps, max_steps, saving_listeners)
+            training_run.train(self, self._parts, source, hooks, steps, max_steps, saving_listeners)
             return self
         with scratch_folders.worker_scratch(self._parts.cluster.worker_index) as scratch:
             logging.info("Not the chief: checkpoints and summaries go to %s, removed after training.", scratch)
             state = self._parts.state
             chief_store, state.store = state.store, CheckpointStore(scratch)
             try:
-                training_run.train(self, self._parts, input_fn, hooks, steps, max_steps, saving_listeners)
+                training_run.train(self, self._parts, source, hooks, steps, max_steps, saving_listeners)
             finally:
                 state.store = chief_store
         return self
 
     # ------------------------------------------------------------------ eval
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
-        """Evaluates on `steps` batches (default: all of input_fn's data). Returns {metric: value, "loss": mean
-        loss per example, "global_step": N} and writes them to model_dir/eval (or eval_<name>) for TensorBoard."""
+        """Evaluates the model of a checkpoint on input_fn's batches, its metrics summed over towers and batches.
+
+        Args:
+          input_fn: as for train(); the mode it is called in is EVAL.
+          steps: evaluate this many batches; None: until the input ends.
+          hooks: common.hooks.Hook objects (or TF1 SessionRunHooks), besides the spec's evaluation_hooks.
+          checkpoint_path: the checkpoint to evaluate; None: the latest one in model_dir (with none, the model
+            as it starts, as tf.estimator evaluated it).
+          name: the evaluation's name: its events go to model_dir/eval_<name> (model_dir/eval without one).
+        Returns:
+          {metric name: value, "loss": the mean loss per example, "global_step": the checkpoint's step (a numpy
+          int64)}, also written as events for TensorBoard.
+        Raises:
+          ValueError: steps is not positive; model_fn's spec cannot evaluate.
+          common.CheckpointMismatchError: the checkpoint is of another model.
+        """
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         parts = self._parts
@@ -236,9 +323,20 @@ class Estimator:
     # --------------------------------------------------------------- predict
     def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None,
                 yield_single_examples=True):
-        """Yields predictions: one dict (or array) per example, in input order.
+        """Predicts with the model of a checkpoint, lazily, in input order.
 
-        Hooks (these and the spec's prediction_hooks) see each batch's end as a step.
+        Args:
+          input_fn: as for train(); the mode it is called in is PREDICT, and labels, if it gives them, are dropped.
+          predict_keys: the keys of the spec's predictions dict to yield (a string or a list); None: all.
+          hooks: common.hooks.Hook objects (or TF1 SessionRunHooks), besides the spec's prediction_hooks; each
+            batch's end is a step to them.
+          checkpoint_path: the checkpoint to predict with; None: the latest one in model_dir.
+          yield_single_examples: yield one prediction per example (True), or one per batch.
+        Yields:
+          A dict of numpy values (or one array, when the spec's predictions are one tensor) per example, or per
+          batch with yield_single_examples=False.
+        Raises:
+          ValueError: predict_keys names a key the predictions lack; model_fn's spec cannot predict.
         """
         parts = self._parts
         step = parts.loops.get("predict", lambda: tf.function(parts.step.predict_step, reduce_retracing=True,
@@ -253,18 +351,32 @@ class Estimator:
     # ---------------------------------------------------------------- export
     def export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,
                            checkpoint_path=None, experimental_mode=ModeKeys.PREDICT, *, allow_untrained=False):
-        """Exports the latest checkpoint's model as a SavedModel; returns its path.
+        """Exports a checkpoint's model as a SavedModel, for TensorFlow Serving and tf.saved_model.load.
 
-        With no checkpoint in model_dir (and no checkpoint_path), the warm-start checkpoint's model, as
-        tf.estimator exported it; with neither, a ValueError, nothing written (tf.estimator's "Couldn't find
-        trained model"), unless allow_untrained=True asks for the model as it starts, untrained.
+        Each signature runs model_fn in PREDICT mode on one device: one per export_outputs key
+        (serving_default: the predictions, when the spec names none) and receiver alternative, with
+        TensorFlow Serving's method names (classify, regress, predict). The SavedModel is written to a
+        temporary folder and renamed into place: an export is whole or absent.
 
-        Each signature runs model_fn in PREDICT mode on one device: one per
-        export_outputs key (serving_default: the predictions, without them)
-        and receiver alternative, with TensorFlow Serving's method names.
-        tf.estimator's arguments: assets_extra copied under assets.extra/,
-        as_text writing saved_model.pbtxt; a training or evaluation graph
-        (experimental_mode) is refused by name.
+        Args:
+          export_dir_base: the folder under which the export gets a new timestamped folder.
+          serving_input_receiver_fn: a function of no argument returning a ServingInputReceiver (or
+            TensorServingInputReceiver): what the signatures take and how it becomes features
+            (build_raw_serving_input_receiver_fn, build_parsing_serving_input_receiver_fn).
+          assets_extra: {destination path under assets.extra/: source path} of files copied into the export.
+          as_text: also write saved_model.pbtxt, as tf.estimator did.
+          checkpoint_path: the checkpoint to export; None: the latest in model_dir, else the warm-start
+            checkpoint's model, as tf.estimator exported it.
+          experimental_mode: only ModeKeys.PREDICT: a training or evaluation graph is refused by name.
+          allow_untrained: with no checkpoint at all, export the model as it starts, untrained (otherwise a
+            ValueError, as tf.estimator's "Couldn't find trained model").
+        Returns:
+          The export's path: a str that also answers .decode(), as tf.estimator's bytes did.
+        Raises:
+          NotImplementedError: experimental_mode is not PREDICT.
+          TypeError: as_text is not a bool.
+          ValueError: no checkpoint to export (and not allow_untrained); the receiver's features do not fit
+            model_fn.
         """
         saved_model.check_write_options("export_saved_model", assets_extra, as_text)
         if experimental_mode != ModeKeys.PREDICT:
@@ -277,8 +389,18 @@ class Estimator:
 
     def export_savedmodel(self, export_dir_base, serving_input_receiver_fn, assets_extra=None, as_text=False,
                           checkpoint_path=None, strip_default_attrs=False):
-        """tf.compat.v1.estimator's name for export_saved_model, which TF1 programs call
-        (strip_default_attrs: TF2's SavedModel writer always strips them)."""
+        """tf.compat.v1.estimator's name for export_saved_model, which TF1 programs call.
+
+        Args:
+          export_dir_base: as for export_saved_model.
+          serving_input_receiver_fn: as for export_saved_model.
+          assets_extra: as for export_saved_model.
+          as_text: as for export_saved_model.
+          checkpoint_path: as for export_saved_model.
+          strip_default_attrs: ignored: TF2's SavedModel writer always strips them.
+        Returns:
+          The export's path, as export_saved_model.
+        """
         del strip_default_attrs
         return self.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra, as_text,
                                        checkpoint_path)

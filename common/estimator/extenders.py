@@ -17,8 +17,18 @@ _METRIC_FN_ARGS = ("predictions", "features", "labels", "config")
 
 
 def add_metrics(estimator, metric_fn):
-    """A new Estimator over the same model dir, config and warm start whose EVAL spec also holds
-    metric_fn(predictions[, features, labels, config])'s eval_metric_ops (a name given twice: metric_fn's)."""
+    """An Estimator with more evaluation metrics, as tf.estimator.add_metrics: a premade one extended without
+    writing a model_fn.
+
+    Args:
+      estimator: the Estimator to extend.
+      metric_fn: metric_fn(predictions[, features, labels, config]) -> {name: metric}, its arguments named as
+        these; its metrics join the EVAL spec's (a name given twice: metric_fn's).
+    Returns:
+      A new Estimator over the same model dir, config and warm start.
+    Raises:
+      ValueError: metric_fn takes an argument other than those.
+    """
     unexpected = sorted(set(named_arguments(metric_fn)) - set(_METRIC_FN_ARGS))
     if unexpected:
         raise ValueError(f"metric_fn ({metric_fn}) has following not expected args: {unexpected}; it may take "
@@ -37,9 +47,17 @@ def add_metrics(estimator, metric_fn):
 
 
 def forward_features(estimator, keys=None, sparse_default_values=None):
-    """A new Estimator over the same model dir, config and warm start whose predictions (and served
-    PredictOutputs) also hold the features named `keys` (a name, a list, or None: all), a sparse one made
-    dense with sparse_default_values[key] (default 0, or "" for text)."""
+    """An Estimator whose predictions (and served PredictOutputs) also hold some features, as
+    tf.contrib.estimator.forward_features: a key passed through to the output.
+
+    Args:
+      estimator: the Estimator to extend.
+      keys: the features to forward: a name, a list, or None: all.
+      sparse_default_values: {key: value} that makes a sparse feature dense (default 0, or "" for text).
+    Returns:
+      A new Estimator over the same model dir, config and warm start; its PREDICT calls raise ValueError when
+      features or predictions are not dicts, a key is not a feature, or a key is already a prediction.
+    """
     model_fn = estimator.model_fn
     wanted = [keys] if isinstance(keys, str) else keys
     defaults = sparse_default_values or {}

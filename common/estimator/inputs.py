@@ -17,7 +17,7 @@ import random
 import numpy as np
 import tensorflow as tf
 
-from common.tf1 import graph_input
+from common.adapters import graph_input
 
 _SHUFFLE_REQUIRED = ("shuffle must be provided and explicitly set as boolean (it is recommended to set it as True "
                      "for training); got {}")

@@ -20,29 +20,10 @@ import numpy as np
 import tensorflow as tf
 
 from common.estimator.estimator import Estimator
-from common.internals import keras_internals
 from common.spec.model_fn import EstimatorSpec, ModeKeys
-from common.tf1_runtime.optimizer import Optimizer as Tf1Optimizer
 from common.variables import registry
 
 MODULE_NAME = "keras_model"
-
-
-class TFOptimizer(keras.optimizers.Optimizer):
-    """A TF1 optimizer given to compile(), as Keras 2 wrapped one: model_to_estimator trains with the TF1
-    optimizer itself (its update rule, its slots' names); Keras's own fit() cannot run it."""
-
-    def __init__(self, optimizer):
-        super().__init__(learning_rate=0.0, name=f"TFOptimizer_{optimizer.get_name()}")
-        self.tf1_optimizer = optimizer
-
-    def apply(self, grads, trainable_variables=None):
-        raise NotImplementedError(f"compile(optimizer={type(self.tf1_optimizer).__name__}(...)): a TF1 optimizer "
-                                  "trains a Keras model through model_to_estimator only; for fit() give a Keras "
-                                  "optimizer (keras.optimizers.RMSprop, ...)")
-
-
-keras_internals.accept_in_compile(Tf1Optimizer, TFOptimizer)
 
 
 def _metric_ids(compile_config):
@@ -170,11 +151,23 @@ def _get_metric(identifier, labels, outputs):
 
 def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=None, model_dir=None, config=None,
                        checkpoint_format=None, metric_names_map=None, export_outputs=None):
-    """An Estimator that trains, evaluates, predicts with and exports a compiled Keras model.
+    """An Estimator that trains, evaluates, predicts with and exports a compiled Keras model, as
+    tf.keras.estimator.model_to_estimator did (see the module).
 
-    checkpoint_format is accepted for tf.keras.estimator's signature
-    (checkpoints here are always TF2 object checkpoints); export_outputs is
-    not supported (the export serves the predictions by output name).
+    Args:
+      keras_model: a compiled Keras model (its optimizer may be a TF1 optimizer given to compile()).
+      keras_model_path: or the path of a saved one (keras.models.load_model).
+      custom_objects: for load_model, the custom objects of the saved model.
+      model_dir: the Estimator's model dir.
+      config: a RunConfig.
+      checkpoint_format: accepted for tf.keras.estimator's signature; checkpoints here are TF2 checkpoints.
+      metric_names_map: {the compiled metric's name: the name the evaluation reports}.
+      export_outputs: not supported (the export serves the model's outputs by name): refused.
+    Returns:
+      The Estimator; its model_fn trains a copy of the model, which starts from the model's current weights.
+    Raises:
+      ValueError: export_outputs is given; neither or both of keras_model and keras_model_path; the model is
+        not compiled.
     """
     del checkpoint_format
     if export_outputs is not None:

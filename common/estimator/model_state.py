@@ -16,12 +16,12 @@ with the Scaffold's init_fn (training).
 import os
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.spec.model_fn import ModeKeys
 from common.state import checkpoints, tf_estimator_names, vocabularies
 from common.state.warm_start import warm_start
-from common.tf1_runtime.optimizer import variable_name
+from common.tf1_runtime.tf1_graph import variable_name
 
 
 class ModelState:

@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from common.tf1 import session_run_hook
+from common.adapters import session_run_hooks
 
 
 @dataclasses.dataclass
@@ -30,4 +30,4 @@ class EstimatorParts:
 def user_hooks(hooks, info):
     """The caller's hooks and the spec's (info: the mode's ProbeInfo), TF1
     SessionRunHooks wrapped to run here."""
-    return session_run_hook.adapt_hooks(list(hooks or ()) + list(info.hooks))
+    return session_run_hooks.adapt_hooks(list(hooks or ()) + list(info.hooks))

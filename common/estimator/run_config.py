@@ -11,39 +11,52 @@ import os
 from typing import Optional
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.devices import hosts, runtime, strategies
 from common.devices.plan import DevicePlan
-
 
 USE_DEFAULT = object()  # save_checkpoints_* not given (both None means no periodic checkpoints)
 
 
 @dataclasses.dataclass
 class RunConfig:
-    """Checkpoint, summary, logging and loop settings, named as in tf.estimator.
+    """How an Estimator runs: checkpoints, summaries, log lines, the loop, towers and cluster, as tf.estimator's.
 
-    When neither `save_checkpoints_steps` nor `save_checkpoints_secs` is given,
-    checkpoints are saved every 600 seconds, as tf.estimator did; both given
-    as None: no periodic checkpoints (train() still saves its start and end,
-    where tf.estimator saved nothing). keep_checkpoint_max None or 0 keeps
-    every checkpoint; save_summary_steps or log_step_count_steps None or 0
-    turns those summaries or log lines off.
-    checkpoint_input_pipeline: also save the training iterator's position
-    (shuffle buffers included) with each checkpoint and restore it on resume,
-    as TF1's CheckpointInputPipelineHook did, so a resumed run sees exactly
-    the batches an uninterrupted one would. Checkpoints grow by the buffers.
-    train_distribute, eval_distribute: tf.distribute strategies, as TF 2.x
-    estimator code gave them; each becomes the device plan and cluster it
-    stands for (common.strategies). One plan serves every mode, and, as
-    under tf.estimator, input_fn's batch size is then per tower.
-    session_config: a TF1 ConfigProto: its thread counts (applied while
-    TensorFlow's runtime has not started; else named in a warning),
-    device-placement logging and soft placement are applied.
-    The cluster properties tf.estimator's RunConfig had (task_type, task_id,
-    is_chief, num_worker_replicas, num_ps_replicas, master, cluster_spec,
-    global_id_in_cluster, ...) are read from TF_CONFIG as it read them.
+    Args:
+      model_dir: where checkpoints and events go (the Estimator's model_dir wins; they must not differ).
+      tf_random_seed: seeds weights, dropout and input_fn's unseeded random ops (a shuffle), as TF1's graph
+        seed did; None: unseeded.
+      save_summary_steps: write the loss, learning rate and the spec's scalars every this many steps; None or 0:
+        none.
+      save_checkpoints_steps: save a checkpoint every this many steps (0: no periodic checkpoints, train()
+        still saves its first and last step).
+      save_checkpoints_secs: or every this many seconds; neither given: every 600 s, as tf.estimator; both
+        given as None: no periodic checkpoints.
+      keep_checkpoint_max: how many of the newest checkpoints are kept; None or 0: all.
+      keep_checkpoint_every_n_hours: also keep one checkpoint per this many hours.
+      log_step_count_steps: log "loss = ..., step = N" and global_step/sec every this many steps; None or 0:
+        none.
+      steps_per_loop: training steps per call of the compiled loop (hooks fire between calls); None: as many
+        as run in about a quarter second.
+      jit_compile: compile with XLA (True/False); None: where it pays (GPU towers).
+      device_plan: the towers and where variables live (common.devices.plan.DevicePlan); None: one tower on
+        the CPU, or what train_distribute stands for.
+      checkpoint_input_pipeline: also save the training iterator's position (shuffle buffers included) with
+        each checkpoint and restore it on resume, as TF1's CheckpointInputPipelineHook did, so a resumed run
+        sees exactly the batches an uninterrupted one would; checkpoints grow by the buffers.
+      cluster: the hosts (common.devices.hosts), by default read from TF_CONFIG.
+      train_distribute: a tf.distribute strategy, as TF 2.x estimator code gave one: it becomes the device plan
+        and cluster it stands for (common.devices.strategies); input_fn's batch size is then per tower.
+      eval_distribute: likewise for evaluation (one plan serves every mode).
+      session_config: a TF1 ConfigProto: its thread counts (while TensorFlow's runtime has not started; else
+        named in a warning), device-placement logging and soft placement are applied.
+    Raises:
+      ValueError: both save_checkpoints_steps and _secs, a negative count, steps_per_loop below 1, or both
+        device_plan and a strategy; TF_CONFIG that is not JSON (when a cluster property is read).
+
+    The cluster properties tf.estimator's RunConfig had (task_type, task_id, is_chief, num_worker_replicas,
+    num_ps_replicas, master, cluster_spec, global_id_in_cluster, ...) are read from TF_CONFIG as it read them.
     """
 
     model_dir: Optional[str] = None
@@ -120,22 +133,27 @@ class RunConfig:
 
     @property
     def cluster_spec(self):
+        """TF_CONFIG's cluster, a tf.train.ClusterSpec (empty on one host)."""
         return tf.train.ClusterSpec(self._tf_config.get("cluster") or {})
 
     @property
     def task_type(self):
+        """TF_CONFIG's task type ("chief", "worker", "ps", "evaluator"; "worker" without TF_CONFIG)."""
         return (self._tf_config.get("task") or {}).get("type") or "worker"
 
     @property
     def task_id(self):
+        """TF_CONFIG's task index (0 without TF_CONFIG)."""
         return int((self._tf_config.get("task") or {}).get("index", 0))
 
     @property
     def num_ps_replicas(self):
+        """The number of ps tasks in TF_CONFIG."""
         return len((self._tf_config.get("cluster") or {}).get("ps", []))
 
     @property
     def num_worker_replicas(self):
+        """The chief and worker tasks in TF_CONFIG (1 on one host, 0 for the evaluator)."""
         cluster = self._tf_config.get("cluster") or {}
         if self.task_type == hosts.EVALUATOR:
             return 0
@@ -143,6 +161,7 @@ class RunConfig:
 
     @property
     def is_chief(self):
+        """Whether this task keeps the checkpoints: the chief, or worker 0 of a cluster without one."""
         cluster = self._tf_config.get("cluster") or {}
         if self.task_type == hosts.EVALUATOR:
             return False
@@ -161,6 +180,7 @@ class RunConfig:
 
     @property
     def evaluation_master(self):
+        """'' as tf.estimator gave it in TF 2: the evaluation runs in this process."""
         return ""
 
     @property
@@ -179,14 +199,17 @@ class RunConfig:
 
     @property
     def device_fn(self):
+        """None: variables are placed by the device plan (--variable_strategy), not a device function."""
         return None  # variables are placed by the device plan (--variable_strategy)
 
     @property
     def protocol(self):
+        """None: the cluster's transport is TensorFlow's default."""
         return None
 
     @property
     def service(self):
+        """None: TF_CONFIG's "service" field is not used."""
         return None
 
     @property
@@ -196,8 +219,14 @@ class RunConfig:
         return self.train_distribute is not None or self.eval_distribute is not None
 
     def replace(self, **changes):
-        """A copy with some fields changed, like tf.estimator's RunConfig.replace: giving
-        one of save_checkpoints_steps and _secs clears the other."""
+        """A copy with some fields changed, as tf.estimator's RunConfig.replace: giving one of
+        save_checkpoints_steps and _secs clears the other.
+
+        Args:
+          **changes: field name -> new value (the fields of the constructor).
+        Returns:
+          The new RunConfig (checked as a new one is).
+        """
         pair = ("save_checkpoints_steps", "save_checkpoints_secs")
         for given, other in (pair, pair[::-1]):
             if given in changes and other not in changes:

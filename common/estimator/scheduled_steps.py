@@ -20,13 +20,13 @@ from common.engine import inputs, loops
 from common.spec.model_fn import ModeKeys
 
 
-def step_runner(parts, input_fn, values):
+def step_runner(parts, source, values):
     """run_steps(count, wanted) for train_loop.run on a ParameterServerCluster chief; values: the names every
     step returns (the others `wanted` are tensors of model_fn's graph a hook asked for)."""
     cluster, model, step = parts.cluster, parts.model, parts.step
 
     def worker_dataset():
-        dataset = inputs.dataset_for_run(input_fn, ModeKeys.TRAIN, parts.params, parts.config)
+        dataset = inputs.dataset_for_run(source, ModeKeys.TRAIN, parts.params, parts.config)
         if any(outside.dtype == tf.variant for outside, _ in tf.compat.v1.get_default_graph().captures):
             raise ValueError("input_fn returned a dataset made outside it; in a parameter-server job each worker "
                              "calls input_fn to build its own (as TF1 built it in each graph): make the dataset "

@@ -13,11 +13,12 @@ import contextlib
 import os
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
+from common.adapters import session_run_hooks
+from common.devices import parameter_servers
 from common.engine import first_steps, inputs, loops, startup, train_loop
 from common.engine import step as step_module
-from common.devices import parameter_servers
 from common.estimator import scheduled_steps
 from common.estimator.parts import user_hooks
 from common.hooks import signals
@@ -27,7 +28,7 @@ from common.hooks.saving import CheckpointSaverHook, SummarySaverHook
 from common.hooks.stopping import NanTensorHook, StopAtStepHook
 from common.spec.model_fn import ModeKeys
 from common.state import checkpoints, model_dir_lock, vocabularies
-from common.tf1 import session_run_hook
+
 
 def default_hooks(config, steps, max_steps, batch_size):
     """tf.estimator's hooks for a train() call: the stop rule, the NaN check, the
@@ -103,12 +104,12 @@ def _step_runner(parts, iterator, values, clock, to_go):
         yield startup.timing_first_call(run_steps, clock, trace, ("step", "steps"))
 
 
-def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners):
+def train(estimator, parts, source, hooks, steps, max_steps, saving_listeners):
     """Trains for `steps` more steps, up to global step `max_steps`, or until the
     input runs out (see Estimator.train)."""
     config, model, state = parts.config, parts.model, parts.state
     clock = startup.StartupClock("train()")
-    dataset = inputs.dataset_for_run(input_fn, ModeKeys.TRAIN, parts.params, config)
+    dataset = inputs.dataset_for_run(source, ModeKeys.TRAIN, parts.params, config)
     clock.lap("input_fn")
     scheduling = isinstance(parts.cluster, parameter_servers.ParameterServerCluster)
     with parts.cluster.variable_scope():  # (a parameter-server job's: its variables on the ps tasks)
@@ -136,7 +137,7 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
     run_hooks = user_hooks(list(hooks or ()) + list(info.chief_hooks if parts.cluster.is_chief else ()), info)
     savers = [h for h in run_hooks if isinstance(h, CheckpointSaverHook)]
     _check_checkpoint_dirs(savers, estimator.model_dir)
-    listeners = session_run_hook.adapt_listeners(
+    listeners = session_run_hooks.adapt_listeners(
         list(saving_listeners or ()) + [x for saver in savers[:1] for x in saver.listeners])
 
     optimizer_names = model.optimizer_state_names()
@@ -169,7 +170,7 @@ def train(estimator, parts, input_fn, hooks, steps, max_steps, saving_listeners)
                          + run_hooks + default_saver
                          + [x for x in listeners if isinstance(x, Hook)]  # TF1 listeners' begin/end
                          + [signals.StopOnSignalHook(stop_requests, cluster_stop)])
-            runner = contextlib.nullcontext(scheduled_steps.step_runner(parts, input_fn, values)) if scheduling \
+            runner = contextlib.nullcontext(scheduled_steps.step_runner(parts, source, values)) if scheduling \
                 else _step_runner(parts, iterator, values, clock, first_steps.steps_to_go(
                     dataset, steps if max_steps is None else max_steps - start))
             with runner as run_steps, \

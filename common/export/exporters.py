@@ -12,15 +12,23 @@ resumed run remembers it), FinalExporter after the last one. Each keeps its
 import os
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.export import saved_model
 from common.state import summaries
 
 
 class Exporter:
-    """export(estimator, export_path, checkpoint_path, eval_result, is_the_final_export)
-    -> the export's path, or None when it did not export."""
+    """Base class of exporters, as tf.estimator.Exporter: a name and export(), which train_and_evaluate calls
+    after each evaluation of an EvalSpec that lists the exporter.
+
+    Args:
+      name: the exporter's name, the folder under model_dir/export/ its exports go to (a trailing "/" is
+        allowed, as tf.estimator joined it as a path).
+
+    Raises:
+      ValueError: a name that is not a non-empty str, or that holds a "/" (but a trailing one).
+    """
 
     def __init__(self, name):
         if not name or not isinstance(name, str) or "/" in name.rstrip("/") or not name.strip("/"):
@@ -30,9 +38,26 @@ class Exporter:
 
     @property
     def name(self):
+        """The exporter's name (a str), the folder under model_dir/export/ its exports go to."""
         return self._name
 
     def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
+        """Exports the evaluated model, or not, as the exporter's rule says; subclasses implement it.
+
+        Args:
+          estimator: the Estimator being trained (its export_saved_model writes the export).
+          export_path: the folder to export under, model_dir/export/<name>; each export is a timestamped
+            folder in it.
+          checkpoint_path: the checkpoint that was evaluated, to export; None: the estimator's newest.
+          eval_result: the evaluation's results, {metric: value, "loss": ..., "global_step": ...}.
+          is_the_final_export: whether this is training's last evaluation.
+
+        Returns:
+          The export's path (a str), or None where it did not export.
+
+        Raises:
+          NotImplementedError: here, in the base class.
+        """
         raise NotImplementedError
 
 
@@ -72,22 +97,72 @@ class _SavedModelExporter(Exporter):
 
 
 class LatestExporter(_SavedModelExporter):
-    """Exports after every evaluation, keeping the newest `exports_to_keep`."""
+    """Exports after every evaluation, keeping the newest `exports_to_keep`: tf.estimator's LatestExporter.
+
+    Args:
+      name: the exporter's name: its exports go to model_dir/export/<name>/<timestamp>.
+      serving_input_receiver_fn: a function of no arguments that returns a ServingInputReceiver (as
+        build_raw_serving_input_receiver_fn and build_parsing_serving_input_receiver_fn make).
+      assets_extra: {path under the export's assets.extra/: path of an existing file to copy there}, or None.
+      as_text: whether to write saved_model.pbtxt, the text form, instead of saved_model.pb.
+      exports_to_keep: how many of the newest exports to keep (older ones are deleted); None: all.
+
+    Raises:
+      ValueError: a bad name, no serving_input_receiver_fn, exports_to_keep < 1, or an assets_extra path
+        outside assets.extra/ or of a file that does not exist.
+      TypeError: as_text not a bool.
+    """
 
     def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False, exports_to_keep=5):
         super().__init__(name, serving_input_receiver_fn, exports_to_keep, assets_extra, as_text)
 
     def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
+        """Exports the checkpoint (see Exporter.export), then deletes the exports past exports_to_keep; the
+        checkpoint this exporter exported last is not exported again (its path is returned).
+
+        Args:
+          estimator: the Estimator being trained.
+          export_path: model_dir/export/<name>.
+          checkpoint_path: the evaluated checkpoint; None: the newest.
+          eval_result: the evaluation's results (unused).
+          is_the_final_export: whether this is training's last evaluation (unused).
+
+        Returns:
+          The export's path.
+        """
         return self._export(estimator, export_path, checkpoint_path)
 
 
 class FinalExporter(_SavedModelExporter):
-    """Exports once, after the last evaluation of training."""
+    """Exports once, after the last evaluation of training: tf.estimator's FinalExporter.
+
+    Args:
+      name: the exporter's name: its export goes to model_dir/export/<name>/<timestamp>.
+      serving_input_receiver_fn: a function of no arguments that returns a ServingInputReceiver.
+      assets_extra: {path under the export's assets.extra/: path of an existing file to copy there}, or None.
+      as_text: whether to write saved_model.pbtxt, the text form, instead of saved_model.pb.
+
+    Raises:
+      ValueError: a bad name, no serving_input_receiver_fn, or a bad assets_extra path.
+      TypeError: as_text not a bool.
+    """
 
     def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False):
         super().__init__(name, serving_input_receiver_fn, None, assets_extra, as_text)
 
     def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
+        """Exports the checkpoint (see Exporter.export) when this is the final evaluation.
+
+        Args:
+          estimator: the Estimator being trained.
+          export_path: model_dir/export/<name>.
+          checkpoint_path: the evaluated checkpoint; None: the newest.
+          eval_result: the evaluation's results (unused).
+          is_the_final_export: whether this is training's last evaluation; else nothing is exported.
+
+        Returns:
+          The export's path, or None when it is not the final evaluation.
+        """
         if not is_the_final_export:
             return None
         logging.info("Performing the final export in the end of training.")
@@ -118,7 +193,24 @@ class BestExporter(_SavedModelExporter):
     """Exports when compare_fn(best_eval_result, current_eval_result) says the
     evaluation is the best so far. The best so far starts from the eval
     events in model_dir matching event_file_pattern (a resumed run keeps its
-    standard)."""
+    standard); with none before it, the first evaluation exports. tf.estimator's BestExporter.
+
+    Args:
+      name: the exporter's name: its exports go to model_dir/export/<name>/<timestamp>.
+      serving_input_receiver_fn: a function of no arguments that returns a ServingInputReceiver (required).
+      event_file_pattern: a glob, relative to model_dir, of the event files the earlier evaluations are read
+        from ("eval/*.tfevents.*"; an EvalSpec with a name writes to eval_<name>/).
+      compare_fn: compare_fn(best_eval_result, current_eval_result) -> True when the current evaluation is
+        better (dicts metric -> value); default loss_smaller (a KeyError for results without "loss").
+      assets_extra: {path under the export's assets.extra/: path of an existing file to copy there}, or None.
+      as_text: whether to write saved_model.pbtxt, the text form, instead of saved_model.pb.
+      exports_to_keep: how many of the newest exports to keep (older ones are deleted); None: all.
+
+    Raises:
+      ValueError: a bad name, no serving_input_receiver_fn, exports_to_keep < 1, a bad assets_extra path, or a
+        compare_fn that is not callable.
+      TypeError: as_text not a bool.
+    """
 
     def __init__(self, name="best_exporter", serving_input_receiver_fn=None,
                  event_file_pattern="eval/*.tfevents.*", compare_fn=loss_smaller, assets_extra=None, as_text=False,
@@ -132,6 +224,19 @@ class BestExporter(_SavedModelExporter):
         self._read_events = False
 
     def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
+        """Exports the checkpoint (see Exporter.export) when compare_fn says the evaluation beats the best so far
+        (read, the first time, from the event files of evaluations before this one), which it then becomes.
+
+        Args:
+          estimator: the Estimator being trained (its model_dir holds the event files).
+          export_path: model_dir/export/<name>.
+          checkpoint_path: the evaluated checkpoint; None: the newest.
+          eval_result: the evaluation's results; "global_step" among them.
+          is_the_final_export: whether this is training's last evaluation (unused).
+
+        Returns:
+          The export's path, or None when the evaluation is not the best.
+        """
         if not self._read_events:
             self._best_eval_result = self._best_in_events(estimator.model_dir, eval_result["global_step"])
             self._read_events = True

@@ -16,7 +16,7 @@ import shutil
 import tempfile
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.state import checkpoints
 from common.state.checkpoint_store import CheckpointStore

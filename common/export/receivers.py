@@ -5,7 +5,7 @@ Two forms are accepted, each of them `ServingInputReceiver(features,
 receiver_tensors, receiver_tensors_alternatives)` as in tf.estimator:
 
 - the TF1 form: the receiver fn makes placeholders (tf.compat.v1.placeholder,
-  or common.placeholder) and computes the features from them with ops. The
+  or common.placeholder: common.adapters.graph_input) and computes the features from them with ops. The
   fn runs in a TF1-style graph (tf.compat.v1.wrap_function) and the graph is
   pruned to a function from the receiver tensors to the features; an
   alternative feeds other tensors of the same graph. Receiver tensors computed
@@ -25,8 +25,6 @@ from typing import Callable, Dict, Optional
 
 import tensorflow as tf
 
-from common.tf1 import graph_input
-
 DEFAULT_SIGNATURE = "serving_default"
 SINGLE_RECEIVER_NAME = "input"     # tf.estimator's names for a receiver or feature given alone
 SINGLE_FEATURE_NAME = "feature"
@@ -34,7 +32,22 @@ EXAMPLES_NAME = "examples"         # the serialized tf.Examples of a parsing rec
 
 
 class ServingInputReceiver:
-    """tf.estimator's ServingInputReceiver, in its TF1 and TF2 forms (see the module)."""
+    """tf.estimator's ServingInputReceiver, in its TF1 and TF2 forms (see the module): what a
+    serving_input_receiver_fn returns. Its arguments are kept as the attributes of their names
+    (receiver_tensors_alternatives as a dict); nothing is checked here, but the export checks them (ValueError)
+    where tf.estimator's constructor did.
+
+    Args:
+      features: TF1 form: a tensor, or a dict name -> tensor, computed from the receiver tensors (one tensor
+        reaches model_fn as {"feature": tensor}, as in tf.estimator). TF2 form: a function received dict ->
+        model_fn's features, or None: the received dict itself.
+      receiver_tensors: TF1 form: a tensor, or a dict name -> tensor (placeholders, or tensors computed from
+        them), the signature's inputs (one tensor is named "input"). TF2 form: a tf.TensorSpec, or a dict name
+        -> tf.TensorSpec (one spec is named "features").
+      receiver_tensors_alternatives: signature name -> another signature's inputs: TF1 form, a tensor or a dict
+        of tensors of the same graph (fed instead, to the same features); TF2 form, another
+        ServingInputReceiver. None: no alternatives.
+    """
 
     def __init__(self, features, receiver_tensors, receiver_tensors_alternatives=None):
         self.features = features
@@ -43,7 +56,8 @@ class ServingInputReceiver:
 
 
 class TensorServingInputReceiver(ServingInputReceiver):
-    """A receiver whose single feature tensor reaches model_fn as itself, not in a dict."""
+    """A receiver whose single feature tensor reaches model_fn as itself, not in a dict:
+    tf.estimator's TensorServingInputReceiver. Arguments as ServingInputReceiver's, features one tensor."""
 
 
 @dataclasses.dataclass
@@ -55,18 +69,6 @@ class SignatureInputs:
     specs: Dict[str, tf.TensorSpec]
     features_fn: Callable
     placeholders_alone: Optional["SignatureInputs"] = None
-
-
-def placeholder(dtype, shape=None, name=None):
-    """tf.compat.v1.placeholder where a graph is being built (inside a receiver
-    fn); a tf.TensorSpec when run eagerly, which is what
-    build_raw_serving_input_receiver_fn takes in TF2. In an input_fn the Estimator calls, a placeholder
-    asks for a graph (common.tf1.graph_input), where hooks feed it."""
-    if tf.executing_eagerly():
-        if graph_input.called_by_estimator():
-            raise graph_input.GraphNeeded("input_fn makes a placeholder, which needs a TF1 graph")
-        return tf.TensorSpec(shape, dtype, name=name)
-    return tf.compat.v1.placeholder(dtype, shape, name)
 
 
 def _as_dict(value, single_name):
@@ -81,12 +83,22 @@ def _spec_named(spec, name, default_batch_size=None):
 
 
 def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
-    """A receiver fn that serves raw feature tensors: a tf.TensorSpec (or
-    common.placeholder) or a dict of them.
+    """A receiver fn that serves raw feature tensors: tf.estimator's build_raw_serving_input_receiver_fn, taking
+    specs where tf.estimator's took tensors (whose batch dimension it always replaced).
 
     model_fn then gets what it is given in training: a dict of tensors for a
     dict, the tensor itself for one spec, whose signature input is named after
     the spec (default "features").
+
+    Args:
+      features: a tf.TensorSpec (or common.placeholder, which gives one when run eagerly), or a dict name ->
+        tf.TensorSpec: the signature's inputs, with their shapes and dtypes.
+      default_batch_size: an int to make each spec's first (batch) dimension (where it has one), or None: the
+        shapes as they are (a batch dimension of None takes any batch).
+
+    Returns:
+      serving_input_receiver_fn(): a function of no arguments that returns a TF2-form ServingInputReceiver,
+      for Estimator.export_saved_model and the exporters.
     """
     single = not isinstance(features, dict)
     single_name = (features.name or "features") if single else None
@@ -102,7 +114,17 @@ def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
 def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=None):
     """A receiver fn whose signature takes serialized tf.Example strings
     ("examples") and parses them with `feature_spec`, as TensorFlow Serving's
-    Classify and Regress APIs send them."""
+    Classify and Regress APIs send them: tf.estimator's build_parsing_serving_input_receiver_fn.
+
+    Args:
+      feature_spec: feature name -> tf.io.FixedLenFeature, VarLenFeature, ... as tf.io.parse_example takes it
+        (tf.feature_column.make_parse_example_spec makes one from feature columns).
+      default_batch_size: the number of examples every call takes, or None: any number.
+
+    Returns:
+      serving_input_receiver_fn(): a function of no arguments that returns a TF2-form ServingInputReceiver
+      whose one input, "examples", is a [batch] string tensor and whose features are the parsed dict.
+    """
     specs = {EXAMPLES_NAME: tf.TensorSpec([default_batch_size], tf.string, name=EXAMPLES_NAME)}
 
     def serving_input_receiver_fn():

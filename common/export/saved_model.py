@@ -11,8 +11,8 @@ import time
 from typing import Dict
 
 import tensorflow as tf
-from absl import logging
 from google.protobuf import text_format
+from tensorflow.compat.v1 import logging
 from tensorflow.core.protobuf import saved_model_pb2
 from tensorflow.python.trackable import resource as tf_resources
 
@@ -26,7 +26,7 @@ class ExportFunctions:
     """What an export serves: signature name -> concrete function; signature name -> method name, where not
     predict; and, for a signature over a TF1 receiver whose derived inputs a caller may leave unfed,
     signature name -> the function fed its placeholders alone (saved as the module's `placeholders_fed`, which
-    common.tf1.predictor calls, as TF1's predictor fed a session a part of a signature's inputs)."""
+    common.contrib.predictor calls, as TF1's predictor fed a session a part of a signature's inputs)."""
 
     signatures: Dict[str, object]
     methods: Dict[str, str] = dataclasses.field(default_factory=dict)

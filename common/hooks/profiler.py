@@ -3,7 +3,7 @@
 import os
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.hooks.protocol import Hook
 
@@ -20,6 +20,20 @@ class ProfilerHook(Hook):
     each into output_dir/profile_step_<N>/ (TF1 wrote timeline-<N>.json
     there), which TensorBoard lists as a run; TF2's profiler always records
     what show_dataflow and show_memory asked for.
+
+    Args:
+      first_step: the first global step traced (>= 1).
+      last_step: the last global step traced (>= first_step).
+      output_dir: the folder the traces go under; None: the model dir.
+      save_steps: TF1's form, instead of first_step and last_step: trace the global steps that are multiples
+        of it (>= 1). Positionally TF1's first argument was save_steps: give it by keyword.
+      save_secs: refused (the TF2 profiler traces whole steps).
+      show_dataflow: ignored (TF1's timeline option).
+      show_memory: ignored (TF1's timeline option).
+
+    Raises:
+      ValueError: save_secs given; save_steps < 1 or given with first_step / last_step; without save_steps,
+        not 1 <= first_step <= last_step.
     """
 
     def __init__(self, first_step=None, last_step=None, output_dir=None, save_steps=None, save_secs=None,
@@ -42,6 +56,12 @@ class ProfilerHook(Hook):
         self._tracing = False
 
     def begin(self, context):
+        """See Hook.begin: with save_steps, the range is the next multiple after the start step; tracing
+        starts at once where the run starts just before the range or inside it.
+
+        Args:
+          context: the run's RunContext.
+        """
         self._output_dir = self._output_dir or context.model_dir
         if self._every is not None:  # the next multiple of save_steps after where the run starts
             self._last_step = (context.start_step // self._every + 1) * self._every
@@ -49,6 +69,14 @@ class ProfilerHook(Hook):
         self._start_if_due(context.start_step)
 
     def steps_to_trigger(self, step):
+        """See Hook.steps_to_trigger: a boundary just before the range and one at its end.
+
+        Args:
+          step: the global step the coming call starts from.
+
+        Returns:
+          Steps to the range's start or end, or None past it.
+        """
         if step < self._start_after:
             return self._start_after - step
         if step < self._last_step:
@@ -56,11 +84,24 @@ class ProfilerHook(Hook):
         return None
 
     def after_step(self, step, values, context):
+        """See Hook.after_step: stops the trace at the range's end, starts it just before the range.
+
+        Args:
+          step: the global step after the call.
+          values: the values asked for (none by this hook).
+          context: the run's RunContext.
+        """
         if self._tracing and step >= self._last_step:
             self._stop()
         self._start_if_due(step)
 
     def end(self, step, context):
+        """See Hook.end: stops a trace still running (the run ended inside the range).
+
+        Args:
+          step: the final global step.
+          context: the run's RunContext.
+        """
         if self._tracing:
             self._stop()
 

@@ -4,7 +4,7 @@ import datetime
 import time
 
 import numpy as np
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.hooks.protocol import Hook, HookWriter, RateHook, value_name
 from common.hooks.triggers import Trigger
@@ -14,14 +14,25 @@ from common.state import summaries
 class LoggingTensorHook(Hook):
     """Logs named step values: "loss = 0.31, learning_rate = 0.1, step = 100 (4.2 sec)".
 
-    tf.estimator's arguments. tensors: a list of values, or a dict label ->
-    value, each value as value_name() reads it. As TF1's: it logs the first
-    step of a run, then every N steps after it (steps 1, 4, 7 for N = 3),
-    and "global_step" is the step the logged step started from (0 for the
-    first); formatter(dict label -> value) makes the line instead; at_end
-    logs the last step's values when training ends. It asks for values only
-    for a call that ends on a step it logs (with at_end or every_n_secs, for
-    every call: tensors model_fn named then cost each step its own call).
+    tf.estimator's hook, with its arguments. As TF1's: it logs the first step of each run, then every N steps
+    after the last line (steps 1, 4, 7 for N = 3), and "global_step" is the step the logged step started from
+    (0 for the first). It asks for values only for a call that ends on a step it logs (with at_end or
+    every_n_secs, for every call: tensors model_fn named then cost each step its own call).
+
+    Args:
+      tensors: a list of values, or a dict label -> value (logged in the dict's order; TF1's sorted the
+        labels), each value as value_name() reads it: a name, a tensor model_fn named, the global step.
+      every_n_iter: log every this many global steps (>= 1).
+      every_n_secs: log every this many seconds, at the first loop boundary past them (not with every_n_iter).
+      at_end: also log the last step's values when the run ends.
+      formatter: formatter(dict label -> numpy value) -> the str to log instead of the default line; None:
+        the default.
+      clock: the time source, in seconds (tests give a fake one).
+
+    Raises:
+      ValueError: neither every_n_iter, every_n_secs nor at_end given, both every_n_iter and every_n_secs,
+        every_n_iter < 1, every_n_secs < 0, or a value value_name() refuses; begin() raises it for a value no
+        step offers.
     """
 
     def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False, formatter=None,
@@ -41,15 +52,40 @@ class LoggingTensorHook(Hook):
         self._last = None
 
     def begin(self, context):
+        """See Hook.begin: checks that the step offers every value, and restarts the count (each run logs its
+        first step).
+
+        Args:
+          context: the run's RunContext.
+
+        Raises:
+          ValueError: a value no step offers (from context.check_offered).
+        """
         context.check_offered(self._tensors.values(), "LoggingTensorHook")
         self._context = context
         if self._trigger is not None:  # each train() call logs its first step, as TF1's hook reset its timer
             self._trigger.reset()
 
     def steps_to_trigger(self, step):
+        """See Hook.steps_to_trigger.
+
+        Args:
+          step: the global step the coming call starts from.
+
+        Returns:
+          Steps to the next logged step, or None (every_n_secs, or at_end alone).
+        """
         return None if self._trigger is None else self._trigger.steps_to_trigger(step)
 
     def before_step(self, step):
+        """See Hook.before_step.
+
+        Args:
+          step: the global step before the call.
+
+        Returns:
+          The values' names where the call may end on a logged step (always with at_end or every_n_secs), else ().
+        """
         coming = step + self._context.steps_coming
         if self._at_end or (self._trigger is not None and (self._trigger.every_secs is not None
                                                            or self._trigger.should_trigger(coming))):
@@ -57,6 +93,13 @@ class LoggingTensorHook(Hook):
         return ()
 
     def after_step(self, step, values, context):
+        """See Hook.after_step: logs the values when the step is due, and keeps them for at_end.
+
+        Args:
+          step: the global step after the call.
+          values: the values asked for (see Hook.after_step).
+          context: the run's RunContext.
+        """
         if not all(name in values for name in self._tensors.values()):
             return  # (a call cut short by the input's end, before the step it was to log)
         self._last = step, dict(values)
@@ -64,6 +107,12 @@ class LoggingTensorHook(Hook):
             self._log(step, values, self._trigger.update(step))
 
     def end(self, step, context):
+        """See Hook.end: with at_end, logs the last values heard (without the time taken).
+
+        Args:
+          step: the final global step.
+          context: the run's RunContext.
+        """
         if self._at_end and self._last is not None:
             self._log(*self._last, None)
 
@@ -88,8 +137,20 @@ def _format(value):
 class ExamplesPerSecondHook(RateHook):
     """Logs "Average examples/sec: A (current C), step = S" like the official example.
 
-    A is the mean over all triggered intervals so far, C over the last one;
-    C is also written as the `examples/sec` summary.
+    A is the rate over all intervals reported so far, C over the last one (also the attributes
+    average_examples_per_sec and current_examples_per_sec, None before the first report); C is also written as
+    the `examples/sec` summary in the run's events. The first loop boundary of a run starts the clock (tracing
+    is not timed); reports fall on multiples of every_n_steps.
+
+    Args:
+      batch_size: examples per global step (the global batch: all towers' examples).
+      every_n_steps: report every this many global steps.
+      every_n_secs: report every this many seconds instead (at the first loop boundary past them); when given,
+        every_n_steps is ignored.
+      clock: the time source, in seconds (tests give a fake one).
+
+    Raises:
+      ValueError: every_n_steps < 1 or every_n_secs < 0 (or both None).
     """
 
     def __init__(self, batch_size, every_n_steps=100, every_n_secs=None, clock=time.time):
@@ -113,9 +174,21 @@ class ExamplesPerSecondHook(RateHook):
 
 
 class StepCounterHook(RateHook):
-    """Logs and records `global_step/sec` (as TF1's: from the first step of a run,
-    every N steps after the last report), in the model dir's events or, as TF1's
-    arguments say, output_dir's or summary_writer's."""
+    """Logs and records `global_step/sec`, as tf.estimator's hook: from the first loop boundary of a run (which
+    starts the clock), every N steps after the last report.
+
+    Args:
+      every_n_steps: report every this many global steps.
+      every_n_secs: report every this many seconds; when given, every_n_steps is ignored (TF1's refused
+        both, so it needed every_n_steps=None).
+      output_dir: write the summaries to this folder's events (a writer of the hook's own, closed at its end);
+        None, or the model dir: the run's events (none in evaluation and prediction).
+      summary_writer: a tf.summary writer to write them with instead (the hook does not close it).
+      clock: the time source, in seconds (tests give a fake one).
+
+    Raises:
+      ValueError: every_n_steps < 1 or every_n_secs < 0 (or both None).
+    """
 
     aligned = False
 
@@ -124,10 +197,21 @@ class StepCounterHook(RateHook):
         self._hook_writer = HookWriter(output_dir, summary_writer)
 
     def begin(self, context):
+        """See Hook.begin: opens the writer the arguments name.
+
+        Args:
+          context: the run's RunContext.
+        """
         super().begin(context)
         self._hook_writer.open(context)
 
     def end(self, step, context):
+        """See Hook.end: closes the hook's own writer, if it made one.
+
+        Args:
+          step: the final global step.
+          context: the run's RunContext.
+        """
         super().end(step, context)
         self._hook_writer.close(context)
 
@@ -141,7 +225,19 @@ class ProgressHook(RateHook):
     """Logs "Progress: step 500 of 2000 (25.0%), 41.2 steps/sec, 5274 examples/sec,
     about 0:00:36 left" every N steps (after the first boundary, which starts
     the clock: tracing is not timed). The rate and the time left are over the
-    whole run so far; examples/sec needs the global batch size.
+    whole run so far; examples/sec needs the global batch size. (No tf.estimator counterpart: train() adds
+    one when given steps or max_steps.)
+
+    Args:
+      num_steps: the run trains this many steps from where it starts (train()'s steps).
+      last_step: the run trains up to this global step (train()'s max_steps); give exactly one of the two.
+      batch_size: examples per global step (the global batch), for examples/sec; None: not shown.
+      every_n_steps: log every this many global steps (after the last line).
+      every_n_secs: log every this many seconds; when given, every_n_steps is ignored.
+      clock: the time source, in seconds (tests give a fake one).
+
+    Raises:
+      ValueError: not exactly one of num_steps and last_step; every_n_steps < 1 or every_n_secs < 0.
     """
 
     aligned = False
@@ -156,11 +252,23 @@ class ProgressHook(RateHook):
         self._start = None  # (step, time) of the run's first boundary
 
     def begin(self, context):
+        """See Hook.begin: fixes the last step (the attribute last_step) from num_steps.
+
+        Args:
+          context: the run's RunContext.
+        """
         if self._num_steps is not None:
             self.last_step = context.start_step + self._num_steps
         self._first_step = context.start_step
 
     def after_step(self, step, values, context):
+        """See Hook.after_step: the first call starts the clock; then it logs when due.
+
+        Args:
+          step: the global step after the call.
+          values: the values asked for (see Hook.after_step).
+          context: the run's RunContext.
+        """
         if self._start is None:
             self._start = step, self._trigger.clock()
         super().after_step(step, values, context)

@@ -17,7 +17,7 @@ import signal
 import threading
 from typing import Optional
 
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.hooks.protocol import Hook
 from common.state import checkpoints

@@ -13,15 +13,20 @@ a model's symbolic first call (its output shapes, traced in a scratch graph
 that is then dropped) from its real one, or (i) make its variables hash and
 compare by identity while TF1 code runs (common.tf1_runtime.tf1_graph).
 Each is done here, on keras.src.backend.common.global_state (and (g) on the
-optimizer's `_learning_rate`), so a Keras that moves it breaks this module only.
+optimizer's `_learning_rate`), so a Keras that moves it breaks this module
+only; what replaces a Keras attribute does so only while a model_fn call
+runs (common.internals.scoped_patches).
 """
 
 import collections
 import contextlib
 import contextvars
+import functools
 
 import keras
 from keras.src.backend.common import global_state
+
+from common.internals.scoped_patches import ScopedPatch, all_active
 
 
 @contextlib.contextmanager
@@ -39,21 +44,13 @@ _IDENTITY = {"__eq__": lambda self, other: self is other, "__ne__": lambda self,
              "__hash__": object.__hash__}
 
 
-@contextlib.contextmanager
+_BY_IDENTITY = [ScopedPatch(keras.Variable, name, method) for name, method in _IDENTITY.items()]
+
+
 def variables_by_identity():
-    """While entered, Keras variables hash and compare by identity, as TF1 code treats variables (the TPU
+    """A context in which Keras variables hash and compare by identity, as TF1 code treats variables (the TPU
     models' `list(set(tf.trainable_variables() + ...))`), where Keras 3's compare element-wise and do not hash."""
-    saved = {name: keras.Variable.__dict__[name] for name in _IDENTITY if name in keras.Variable.__dict__}
-    for name, method in _IDENTITY.items():
-        setattr(keras.Variable, name, method)
-    try:
-        yield
-    finally:
-        for name in _IDENTITY:
-            if name in saved:
-                setattr(keras.Variable, name, saved[name])
-            else:
-                delattr(keras.Variable, name)
+    return all_active(_BY_IDENTITY)
 
 
 def in_symbolic_call():
@@ -87,23 +84,15 @@ def forget_uninitialized(variables):
 def _optimizers_made_outside_stateless_scopes():
     """Keras cannot make an optimizer inside a StatelessScope (its iteration counter has a value, not a
     callable, as initializer: "You are attempting to create a variable while in a stateless scope"), and a
-    train tower runs model_fn in one; TF 2.x model_fns make their optimizer there. So every optimizer is
-    constructed outside the scope (nothing of an optimizer's construction is a tower's state)."""
-    import keras
+    train tower runs model_fn in one; TF 2.x model_fns make their optimizer there. So, in model_fn, every
+    optimizer is constructed outside the scope (nothing of an optimizer's construction is a tower's state)."""
     base = next(cls for cls in keras.optimizers.Optimizer.__mro__ if cls.__name__ == "BaseOptimizer")
     construct = base.__init__
-    if getattr(construct, "outside_stateless_scopes", False):
-        return
 
     def __init__(self, *args, **kwargs):
         with outside_stateless_scope():
             construct(self, *args, **kwargs)
-
-    __init__.outside_stateless_scopes = True
-    base.__init__ = __init__
-
-
-_optimizers_made_outside_stateless_scopes()
+    return ScopedPatch(base, "__init__", functools.wraps(construct)(__init__))
 
 
 _INITIALIZING_PATH = contextvars.ContextVar("common_keras_initializing_path", default=None)
@@ -117,12 +106,10 @@ def initializing_path():
 def _deferred_initializations_named():
     """A subclassed model's first call builds its layers inside a StatelessScope (Keras traces the call for
     output shapes) and Keras makes their variables when that scope exits, outside the layers' name scopes:
-    the name scope then says "net/kernel" where the variable's path is "net/dense/kernel". So the path is
-    announced while Keras makes it."""
+    the name scope then says "net/kernel" where the variable's path is "net/dense/kernel". So, in model_fn,
+    the path is announced while Keras makes it."""
     from keras.src.backend.tensorflow.core import Variable
     initialize = Variable._deferred_initialize
-    if getattr(initialize, "announces_path", False):
-        return
 
     def _deferred_initialize(self):
         token = _INITIALIZING_PATH.set(self.path)
@@ -130,12 +117,16 @@ def _deferred_initializations_named():
             initialize(self)
         finally:
             _INITIALIZING_PATH.reset(token)
-
-    _deferred_initialize.announces_path = True
-    Variable._deferred_initialize = _deferred_initialize
+    return ScopedPatch(Variable, "_deferred_initialize", functools.wraps(initialize)(_deferred_initialize))
 
 
-_deferred_initializations_named()
+_MODEL_FN_PATCHES = [_optimizers_made_outside_stateless_scopes(), _deferred_initializations_named()]
+
+
+def in_model_fn():
+    """A context for a call of model_fn: a Keras optimizer is made outside the tower's StatelessScope, and a
+    deferred variable's path is announced as Keras makes it (the two functions above)."""
+    return all_active(_MODEL_FN_PATCHES)
 
 
 def accept_in_compile(kind, wrap):

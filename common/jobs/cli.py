@@ -12,7 +12,8 @@ import sys
 import tempfile
 
 import tensorflow as tf
-from absl import app, flags, logging
+from absl import app, flags
+from tensorflow.compat.v1 import logging
 
 from common.devices import hosts, parameter_servers, precision, runtime
 from common.devices.plan import VARIABLE_STRATEGIES, DevicePlanError, check_batch_size, make_device_plan

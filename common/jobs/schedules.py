@@ -12,7 +12,20 @@ SCHEDULES = ("constant", "exponential", "piecewise")
 
 
 def piecewise_constant(boundaries, values):
-    """values[0] for step <= boundaries[0], values[i] for boundaries[i-1] < step <= boundaries[i]."""
+    """values[0] for step <= boundaries[0], values[i] for boundaries[i-1] < step <= boundaries[i].
+
+    tf.compat.v1.train.piecewise_constant's rule, without its `x`: the schedule is called with the step.
+
+    Args:
+      boundaries: the global steps where the value changes: increasing, each >= 0.
+      values: len(boundaries) + 1 numbers (made floats).
+
+    Returns:
+      A keras.optimizers.schedules.PiecewiseConstantDecay: schedule(step) -> the value, a float32 tensor.
+
+    Raises:
+      ValueError: values not one more than boundaries, or boundaries not increasing from >= 0.
+    """
     boundaries, values = list(boundaries), list(values)
     if len(values) != len(boundaries) + 1:
         raise ValueError(
@@ -25,7 +38,22 @@ def piecewise_constant(boundaries, values):
 
 
 def exponential_decay(learning_rate, decay_steps, decay_rate, staircase=False):
-    """learning_rate * decay_rate ** (step / decay_steps), floored when staircase."""
+    """learning_rate * decay_rate ** (step / decay_steps), the exponent floored when staircase.
+
+    tf.compat.v1.train.exponential_decay, without its global_step: the schedule is called with the step.
+
+    Args:
+      learning_rate: the rate at step 0.
+      decay_steps: the steps over which the rate is multiplied by decay_rate once (> 0).
+      decay_rate: the factor per decay_steps (> 0; < 1 decays).
+      staircase: decay in whole steps of decay_steps (an integer exponent), not continuously.
+
+    Returns:
+      A keras.optimizers.schedules.ExponentialDecay: schedule(step) -> the rate, a float32 tensor.
+
+    Raises:
+      ValueError: decay_steps or decay_rate not > 0.
+    """
     if decay_steps <= 0:
         raise ValueError(f"exponential_decay: decay_steps must be > 0, got {decay_steps}")
     if decay_rate <= 0:

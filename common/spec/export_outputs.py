@@ -17,29 +17,57 @@ CLASSIFY_METHOD = "tensorflow/serving/classify"
 REGRESS_METHOD = "tensorflow/serving/regress"
 EXAMPLES_INPUT = "inputs"  # the input key of classify and regress signatures
 # The exported module's attribute holding, by signature, its function of a TF1 receiver's placeholders alone
-# (common.export.saved_model writes it, common.tf1.predictor calls it)
+# (common.export.saved_model writes it, common.contrib.predictor calls it)
 PLACEHOLDERS_FED = "placeholders_fed"
 
 
 class ExportOutput:
+    """Base class of what a signature returns; `method` is the TensorFlow Serving method it is exported with."""
+
     method = PREDICT_METHOD
 
     def outputs(self):
+        """The signature's outputs.
+
+        Returns:
+          A dict output key -> tensor (a method: tf.estimator's outputs was a property).
+
+        Raises:
+          NotImplementedError: here, in the base class.
+        """
         raise NotImplementedError
 
 
 class PredictOutput(ExportOutput):
-    """Any tensors (a dict, or one tensor served as "output")."""
+    """Any tensors, served by the predict method: tf.estimator's PredictOutput.
+
+    Args:
+      outputs: a dict output key -> tensor, or one tensor, served as "output".
+    """
 
     def __init__(self, outputs):
         self._outputs = dict(outputs) if isinstance(outputs, dict) else {"output": outputs}
 
     def outputs(self):
+        """The signature's outputs.
+
+        Returns:
+          A dict output key -> tensor.
+        """
         return self._outputs
 
 
 class ClassificationOutput(ExportOutput):
-    """scores (float, [batch, classes]) and/or classes (string, [batch, classes])."""
+    """A classifier's outputs, served by the classify method (from a receiver of serialized tf.Examples; else
+    left out: see the module): tf.estimator's ClassificationOutput.
+
+    Args:
+      scores: a float tensor, [batch, classes]: each class's score; or None.
+      classes: a string tensor, [batch, classes]: the classes' names, in the order of the scores; or None.
+
+    Raises:
+      ValueError: neither scores nor classes given, classes not a string tensor, or scores not a float one.
+    """
 
     method = CLASSIFY_METHOD
 
@@ -54,11 +82,25 @@ class ClassificationOutput(ExportOutput):
         self._outputs = {k: v for k, v in (("scores", scores), ("classes", classes)) if v is not None}
 
     def outputs(self):
+        """The signature's outputs.
+
+        Returns:
+          A dict with "scores" and/or "classes": those given (tf.estimator's properties scores and classes
+          are its values).
+        """
         return self._outputs
 
 
 class RegressionOutput(ExportOutput):
-    """value: a float tensor, [batch] or [batch, 1], served as "outputs"."""
+    """A regressor's output, served by the regress method (from a receiver of serialized tf.Examples; else
+    left out: see the module): tf.estimator's RegressionOutput.
+
+    Args:
+      value: a float tensor, [batch] or [batch, 1].
+
+    Raises:
+      ValueError: value not a float tensor.
+    """
 
     method = REGRESS_METHOD
 
@@ -68,6 +110,11 @@ class RegressionOutput(ExportOutput):
         self._value = value
 
     def outputs(self):
+        """The signature's outputs.
+
+        Returns:
+          {"outputs": value} (tf.estimator's property value is its value).
+        """
         return {"outputs": self._value}
 
 

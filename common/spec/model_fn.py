@@ -56,37 +56,34 @@ _SPEC_FIELDS = (
 
 
 class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
-    """One tower's answer for one mode.
+    """What model_fn returns: one tower's answer for one mode, as tf.estimator's EstimatorSpec.
 
-    Fields:
-      mode: one of `ModeKeys`.
-      predictions: a tensor or a dict of tensors, batch-major (PREDICT; also
-        allowed in TRAIN and EVAL).
-      loss: scalar tensor, the tower's mean loss (TRAIN and EVAL).
-      optimizer: a `keras.optimizers.Optimizer` (TRAIN). The first tower's
-        optimizer of the first TRAIN call is the one used for the whole life
-        of the Estimator; later calls may return new objects, they are ignored.
-      learning_rate: optional scalar tensor. When given, it is written into
-        the optimizer's learning rate before each update (the optimizer must
-        then be built with a float learning rate) and it is what hooks and
-        summaries see as `learning_rate`. When absent, the optimizer's own
-        (possibly scheduled) rate is reported.
-      eval_metric_ops: dict name -> `common.metrics.Metric`, or a Keras
-        metric object updated in model_fn (EVAL).
-      scalars: dict name -> scalar tensor of extra per-step values (TRAIN);
-        averaged over towers, hooks can ask for them by name and
-        SummarySaverHook records them.
-      training_hooks, evaluation_hooks, prediction_hooks: `common.hooks.Hook`s;
-        training_chief_hooks: those of the chief alone (of every run on one host).
-      train_op: instead of optimizer (TRAIN), what model_fn made of an
-        optimizer's minimize / apply_gradients (a TF1 optimizer, or a Keras
-        optimizer model_fn made itself), grouped with anything else: the
-        update is done after the towers, with their averaged gradients.
-      export_outputs: dict signature key -> common.export_outputs
-        PredictOutput / ClassificationOutput / RegressionOutput (PREDICT);
-        without it the export serves `predictions` under serving_default.
-      scaffold: a common.tf1.train.Scaffold (TRAIN): its saver (a
-        tf.train.Checkpoint, written and resumed through) and init_fn.
+    Args:
+      mode: one of ModeKeys.
+      predictions: a tensor or a dict of tensors, batch-major (PREDICT; also allowed in TRAIN and EVAL).
+      loss: a scalar tensor, the tower's mean loss (TRAIN and EVAL).
+      optimizer: a keras.optimizers.Optimizer (TRAIN), made once (common.get_optimizer): the first TRAIN
+        call's is the one used for the Estimator's life; later calls' objects are ignored.
+      learning_rate: a scalar tensor, optional: written into the optimizer's learning rate before each update
+        (the optimizer must then be built with a float rate), and what hooks and summaries see as
+        `learning_rate`; without it the optimizer's own (possibly scheduled) rate is reported.
+      eval_metric_ops: {name: a common.metrics metric, a Keras metric object updated in model_fn, or a TF1
+        (value, update_op) pair} (EVAL).
+      scalars: {name: scalar tensor} of extra per-step values (TRAIN), averaged over the towers; hooks ask for
+        them by name and the SummarySaverHook writes them.
+      training_hooks: common.hooks.Hook objects (or TF1 SessionRunHooks) run by train().
+      evaluation_hooks: likewise, run by evaluate().
+      prediction_hooks: likewise, run by predict().
+      train_op: instead of optimizer (TRAIN): what model_fn made of an optimizer's minimize or apply_gradients
+        (a TF1 optimizer, or a Keras optimizer model_fn made itself), grouped with anything else; the update is
+        done after the towers, with their averaged gradients.
+      export_outputs: {signature key: PredictOutput, ClassificationOutput or RegressionOutput} (PREDICT);
+        without it an export serves `predictions` under serving_default.
+      scaffold: a common.tf1.train.Scaffold (TRAIN): its saver (a tf.train.Checkpoint, written and resumed
+        through) and init_fn.
+      training_chief_hooks: hooks run by the chief alone (on one host, by every run).
+    Raises:
+      ValueError: mode is not one of ModeKeys.ALL.
     """
 
     def __new__(

@@ -14,8 +14,9 @@ import shutil
 from typing import Dict
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
+from common.internals import tensorflow_internals
 from common.state import atomic, checkpoints, meta_graph
 from common.state.checkpoints import (CHECKPOINT_FILE, CHECKPOINT_NAME, INPUT_STATE, OPTIMIZER_STATE,
                                       CheckpointDamagedError, CheckpointWriteError, first_line)
@@ -186,8 +187,9 @@ class CheckpointStore:
         meta = meta_graph.variables_meta_graph(restorable)
 
         def save(step):
-            prefix = saver.save(None, os.path.join(self.model_dir, CHECKPOINT_NAME), global_step=step,
-                                write_meta_graph=False)
+            with tensorflow_internals.variable_ops():  # (TF1's Saver reads a partitioned variable's slices' op)
+                prefix = saver.save(None, os.path.join(self.model_dir, CHECKPOINT_NAME), global_step=step,
+                                    write_meta_graph=False)
             atomic.write_bytes(prefix + ".meta", meta)
             return prefix
         return save

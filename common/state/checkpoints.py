@@ -50,7 +50,13 @@ _FUNCTION_NODE = re.compile(r"\{\{function_node [^}]*\}\}\s*")
 
 
 class CheckpointMismatchError(ValueError):
-    """A checkpoint whose variables are not the model's: `differences` says how (names, shapes)."""
+    """A checkpoint whose variables are not the model's (another model's model dir): nothing was restored.
+
+    Args:
+      message: what differs, for the user.
+      path: the checkpoint's path.
+      differences: how it differs: the names missing on either side, the shapes that differ.
+    """
 
     def __init__(self, message, path=None, differences=None):
         super().__init__(message)
@@ -59,7 +65,8 @@ class CheckpointMismatchError(ValueError):
 
 
 class CheckpointDamagedError(ValueError):
-    """A checkpoint whose files are missing, cut short or unreadable."""
+    """No checkpoint in the model dir loads: their files are missing, cut short or unreadable (the model dir is
+    left as it is; a damaged newest checkpoint alone is passed over with a warning)."""
 
 
 class CheckpointWriteError(RuntimeError):

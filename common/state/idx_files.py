@@ -1,7 +1,7 @@
 """IDX files (MNIST's format: magic 0x0000, a type code, the rank, big-endian sizes), read and written.
 
 The mnist job reads its data from them, and so did TF1's MNIST tutorials
-(common.tf1.learn_datasets); both name the file in every error.
+(common.contrib.learn_datasets); both name the file in every error.
 """
 
 import gzip

@@ -21,7 +21,7 @@ import json
 import os
 import socket
 
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 LOCK_FILE = "writer.lock"
 EVALUATOR_LOCK_FILE = "evaluator.lock"

@@ -13,7 +13,7 @@ import re
 import shutil
 import tempfile
 
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.state.model_dir_lock import process_alive
 

@@ -10,8 +10,8 @@ import struct
 import time
 
 import tensorflow as tf
-from absl import logging
 from google.protobuf import message, struct_pb2
+from tensorflow.compat.v1 import logging
 from tensorflow.core.framework import summary_pb2
 
 HPARAMS_TAG = "_hparams_/session_start_info"  # where TensorBoard's HParams plugin looks

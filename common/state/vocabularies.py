@@ -22,8 +22,9 @@ import json
 import os
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
+from common.internals.scoped_patches import ScopedPatch
 from common.state import atomic
 
 FILE = "vocabularies.json"
@@ -32,10 +33,13 @@ _COLLECTING = contextvars.ContextVar("common_vocabulary_files", default=None)
 
 @contextlib.contextmanager
 def collecting(files):
-    """While entered, each vocabulary file a lookup table is initialized from is added to the set `files`."""
+    """While entered, each vocabulary file a lookup table is initialized from is added to the set `files`
+    (TensorFlow offers no hook: TextFileInitializer's constructor is replaced while any collecting() runs, and
+    names its file only to the collecting() of its own thread)."""
     token = _COLLECTING.set(files)
     try:
-        yield files
+        with _INIT_NAMING_FILES.active():
+            yield files
     finally:
         _COLLECTING.reset(token)
 
@@ -55,7 +59,7 @@ def _init(self, filename, *args, **kwargs):
     _TF_INIT(self, filename, *args, **kwargs)
 
 
-tf.lookup.TextFileInitializer.__init__ = _init
+_INIT_NAMING_FILES = ScopedPatch(tf.lookup.TextFileInitializer, "__init__", _init)
 
 
 _FINGERPRINTS = {}  # (path, size, mtime) -> fingerprint: a continuous evaluator checks at every checkpoint

@@ -5,7 +5,7 @@ import re
 from typing import Mapping, Optional
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.state.checkpoints import (CheckpointMismatchError, describe, missing_and_reshaped, read_values, resolve,
                                       variable_shapes)
@@ -13,14 +13,19 @@ from common.state.checkpoints import (CheckpointMismatchError, describe, missing
 
 @dataclasses.dataclass
 class WarmStartSettings:
-    """Initialize matching variables from another model's checkpoint.
+    """Which variables of a new model start from another model's checkpoint, as tf.estimator's
+    WarmStartSettings (Estimator(warm_start_from=...)); used only when the model dir has no checkpoint.
 
-    vars_to_warm_start, as tf.estimator read it: a regex matched (re.match)
-    against the names of the trainable model variables, e.g. "backbone/" to
-    take a backbone and leave a new head alone; a list of regexes, matched
-    against every model variable (batch-norm statistics too); None: none.
-    var_name_to_prev_var_name: {model variable name: its name in the
-    checkpoint}, for variables named otherwise there.
+    Args:
+      ckpt_to_initialize_from: the checkpoint: a prefix, or a directory (its latest).
+      vars_to_warm_start: as tf.estimator read it: a regex matched (re.match) against the names of the
+        trainable model variables, e.g. "backbone/" to take a backbone and leave a new head alone; a list of
+        regexes, matched against every model variable (batch-norm statistics too); None: none.
+      var_name_to_vocab_info: not supported (a vocabulary remap): refused by name.
+      var_name_to_prev_var_name: {model variable name: its name in the checkpoint}, for variables named
+        otherwise there.
+    Raises:
+      NotImplementedError: var_name_to_vocab_info is given.
     """
 
     ckpt_to_initialize_from: str

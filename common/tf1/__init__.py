@@ -1,9 +1,15 @@
-"""TF1 idioms inside model_fn, mapped onto the project's machinery.
+"""tf.compat.v1's API inside model_fn, mapped onto the project's machinery.
 
 `python -m common.upgrade` rewrites a TF1-era (or TF 2.x-era) estimator
-program's `tf.compat.v1.*` names to these modules: `train` (optimizers whose
-`minimize` gives a train_op, the global step), `layers` (the functional TF1
-layers), `metrics` ((value, update_op) pairs), `summary` (scalars written in
+program's `tf.compat.v1.*` names to these modules: `train` (TF1's optimizers,
+whose `minimize` gives a train_op, the global step, Scaffold,
+init_from_checkpoint), `layers` (the functional TF1 layers on get_variable),
+`metrics` ((value, update_op) pairs), `summary` (summaries written in
 model_fn), `variables` and `losses` (the trainable-variables and
-regularization-losses collections), `contrib` (the tf.contrib layer norm,
-initializers and lookup tables)."""
+regularization-losses collections), `feature_column` (TF1's column classes,
+shared embeddings), `saver` (a Saver made in model_fn), `keras_backend`
+(`set_learning_phase`), `file_writer` (`tf.summary.FileWriter` outside
+model_fn), `update_rules` (Keras optimizers with TF1's update rules).
+They build on the TF1 runtime (common.tf1_runtime) and the adapters
+(common.adapters); tf.contrib's pieces are common.contrib's.
+"""

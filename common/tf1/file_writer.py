@@ -9,7 +9,7 @@ nothing to write here: given one, that is said once.
 """
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 
 class FileWriter:

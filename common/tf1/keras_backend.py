@@ -8,7 +8,7 @@ statistics). The call is accepted, and said once, so that a program relying on
 it is told to pass `training=` instead.
 """
 
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 _SAID = set()
 

@@ -19,14 +19,7 @@ the train() call began. AUC's update_op is an op.
 import keras
 import tensorflow as tf
 
-
-class ValueAndUpdate(tuple):
-    """(value, update_op), as TF1 metrics returned, that also carries its metric."""
-
-    def __new__(cls, metric, update_op):
-        pair = super().__new__(cls, (metric.result(), update_op))
-        pair.metric = metric
-        return pair
+from common.adapters.metric_pairs import ValueAndUpdate
 
 
 class _WeightedRatio(keras.metrics.Metric):
@@ -89,48 +82,6 @@ def _squeezed(labels, predictions):
     elif labels_rank == predictions_rank + 1 and labels.shape[-1] in (1, None):
         labels = tf.squeeze(labels, [-1])
     return labels, predictions
-
-
-class _LatestValue(keras.metrics.Metric):
-    """What a value computed from other pairs' values was after the last update (see derived)."""
-
-    def __init__(self, name, shape):
-        super().__init__(name=name)
-        self.latest = self.add_variable(shape, "zeros", dtype="float64", name="latest")
-
-    def update_state(self, *args, **kwargs):
-        raise NotImplementedError("updated through common.tf1.metrics.derived")
-
-    def result(self):
-        return tf.identity(self.latest)
-
-
-def derived(name, value, update_op):
-    """eval_metric_ops' (value, update_op) pair that is not one of this module's: a value TF1 programs computed
-    from other pairs' values (an F1 from precision and recall, ALBERT's Matthews correlation from the four
-    counts), its update_op grouping theirs. Each pair's value here reads its state after its update, so
-    `value` is kept after update_op; the last one kept is the value of the whole evaluation."""
-    value = tf.convert_to_tensor(value)
-    if not (value.dtype.is_floating or value.dtype.is_integer or value.dtype.is_bool) \
-            or not value.shape.is_fully_defined():
-        raise ValueError(f"eval_metric_ops[{name!r}] is a (value, update_op) pair whose value is a {value.dtype.name} "
-                         f"tensor of shape {value.shape}: only numbers of a known shape are reported here (return "
-                         "text or a varying shape in predictions, or log it with a hook)")
-    metric = _LatestValue(name, value.shape)
-    with tf.control_dependencies([] if update_op is None else [update_op]):
-        keep = metric.latest.assign(tf.cast(value, tf.float64))
-    return ValueAndUpdate(metric, keep)
-
-
-def with_derived(eval_metric_ops):
-    """eval_metric_ops with each plain (tensor, update_op) pair made a derived metric."""
-    return {name: derived(name, *metric) if _is_plain_pair(metric) else metric
-            for name, metric in eval_metric_ops.items()}
-
-
-def _is_plain_pair(metric):
-    return (isinstance(metric, tuple) and not isinstance(metric, ValueAndUpdate) and len(metric) == 2
-            and tf.is_tensor(metric[0]))
 
 
 def _weights(weights, values):

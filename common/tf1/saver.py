@@ -17,7 +17,7 @@ program failed later on `None.restore`.
 """
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.state.meta_graph import GRAPHLESS_VERSION
 from common.variables import registry

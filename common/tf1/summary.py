@@ -11,17 +11,12 @@ serialized protos (tower 0's) the SummarySaverHook writes as TF1's wrote its
 merged summary. tf.summary's spellings of those (name, data, step, ...)
 are `<kind>_v2`. Outside model_fn, scalar is tf.summary.scalar.
 TF 2's own tf.summary.* called in model_fn with no writer of the caller's
-are recorded the same way (`tf2_writes_recorded`).
+are recorded the same way (common.adapters.summaries).
 """
 
-import contextlib
-import contextvars
-import threading
-
 import tensorflow as tf
-from tensorflow.core.framework import summary_pb2
-from tensorflow.python.ops import summary_ops_v2
 
+from common.adapters import summaries
 from common.variables import registry
 
 
@@ -34,8 +29,7 @@ def scalar(name, tensor=None, collections=None, family=None, data=None, step=Non
         raise ValueError(f"summary.scalar({name!r}): no value given")
     if not registry.running_model_fn():
         return tf.summary.scalar(name, value, step=step, description=description)
-    value = tf.convert_to_tensor(value)  # (a training call's must be one number: the model builder checks)
-    registry.active_registry().add_summary(f"{family}/{name}" if family else name, tf.cast(value, tf.float32))
+    summaries.record_scalar(f"{family}/{name}" if family else name, value)
     return tf.constant(b"")
 
 
@@ -80,54 +74,3 @@ histogram_v2 = _tf2_spelling("histogram", ())  # (buckets, description: TF1's op
 image_v2 = _tf2_spelling("image", ("max_outputs",))
 text_v2 = _tf2_spelling("text", ())
 audio_v2 = _tf2_spelling("audio", ("sample_rate", "max_outputs"))
-
-
-
-_TF2_WRITE = tf.summary.write  # what every TF 2 summary (tensorboard's scalar, histogram, image, ...) ends in
-_SUMMARY_MODULES = (tf.summary, tf.compat.v2.summary)
-_MODEL_FN_SCOPE = contextvars.ContextVar("model_fn_name_scope", default=None)  # set while model_fn is called
-_SWAP_LOCK = threading.Lock()
-_swapped_for = {"calls": 0}  # how many model_fn calls, of any thread, have tf.summary.write swapped now
-
-
-def _write_in_model_fn(tag, tensor, step=None, metadata=None, name=None):
-    """tf.summary.write in a model_fn with no default writer: a number is one of the spec's scalars (tagged
-    without the tower's name scope, as common's scalar); any other summary is TF1's tensor summary op (its
-    plugin metadata kept: a histogram's buckets, an image's PNGs), which the SummarySaverHook writes. `step`
-    is the global step it is written at."""
-    scope = _MODEL_FN_SCOPE.get()
-    if scope is None or summary_ops_v2.has_default_writer():
-        return _TF2_WRITE(tag, tensor, step, metadata, name)
-    value = tf.convert_to_tensor(tensor() if callable(tensor) else tensor)
-    if isinstance(metadata, bytes):
-        metadata = summary_pb2.SummaryMetadata.FromString(metadata)
-    plugin = metadata.plugin_data.plugin_name if metadata is not None else ""
-    if plugin == "scalars" and value.shape.rank == 0:
-        scalar(tag[len(scope) + 1:] if scope and tag.startswith(scope + "/") else tag, value)
-    else:
-        serialized = metadata.SerializeToString() if metadata is not None else b""
-        tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.SUMMARIES, tf.raw_ops.TensorSummaryV2(
-            tag=tag, tensor=value, serialized_summary_metadata=serialized, name=name))
-    return tf.constant(True)
-
-
-@contextlib.contextmanager
-def tf2_writes_recorded():
-    """While model_fn is called, TF 2's tf.summary.scalar / histogram / image / text with no default writer are
-    written every save_summary_steps as TF1's ops were, where tf.estimator 2.15 wrote nothing and said nothing.
-    (TensorFlow offers no hook: tf.summary.write's two module attributes are swapped while any model_fn runs;
-    the swapped function leaves calls outside model_fn, and those under the caller's own writer, to TF's.)"""
-    token = _MODEL_FN_SCOPE.set(tf.compat.v1.get_default_graph().get_name_scope())
-    with _SWAP_LOCK:
-        _swapped_for["calls"] += 1
-        for module in _SUMMARY_MODULES:
-            module.write = _write_in_model_fn
-    try:
-        yield
-    finally:
-        _MODEL_FN_SCOPE.reset(token)
-        with _SWAP_LOCK:
-            _swapped_for["calls"] -= 1
-            if not _swapped_for["calls"]:
-                for module in _SUMMARY_MODULES:
-                    module.write = _TF2_WRITE

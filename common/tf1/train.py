@@ -9,10 +9,11 @@ callable.
 """
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.tf1_runtime import tf1_graph
-from common.tf1_runtime.optimizer import Optimizer, variable_name
+from common.tf1_runtime.optimizer import Optimizer
+from common.tf1_runtime.tf1_graph import variable_name
 from common.variables import registry
 from common.variables.call_record import CheckpointInit
 from common.variables.registry import tf_variable

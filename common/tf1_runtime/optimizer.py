@@ -24,17 +24,12 @@ calls _apply_dense), _resource_apply_sparse (default: _apply_sparse), _finish.
 import contextlib
 import functools
 
+import keras
 import tensorflow as tf
 
+from common.internals import keras_internals
 from common.tf1_runtime import caller, partitioned, tf1_graph
-
-
-def variable_name(variable):
-    """A variable's TF1 op name ("dense/kernel"): what TF1 code read as var.op.name (for a Keras layer's
-    variable, its path)."""
-    running = caller.current()
-    name = running.name_of(variable) if running is not None else None
-    return name or variable.name.split(":")[0]
+from common.tf1_runtime.tf1_graph import variable_name
 
 
 def _deferring(apply_gradients):
@@ -228,3 +223,21 @@ def _colocated(variable):
         return contextlib.nullcontext()
     return tf.distribute.get_strategy().extended.colocate_vars_with(variable)
 
+
+class TFOptimizer(keras.optimizers.Optimizer):
+    """A TF1 optimizer given to Keras's compile(), as Keras 2 wrapped one: model_to_estimator trains with the
+    TF1 optimizer itself (its update rule, its slots' names); Keras's own fit() cannot run it."""
+
+    def __init__(self, optimizer):
+        super().__init__(learning_rate=0.0, name=f"TFOptimizer_{optimizer.get_name()}")
+        self.tf1_optimizer = optimizer
+
+    def apply(self, grads, trainable_variables=None):
+        raise NotImplementedError(f"compile(optimizer={type(self.tf1_optimizer).__name__}(...)): a TF1 optimizer "
+                                  "trains a Keras model through model_to_estimator only; for fit() give a Keras "
+                                  "optimizer (keras.optimizers.RMSprop, ...)")
+
+
+# A program that makes TF1 optimizers may hand one to compile() before model_to_estimator, as Keras 2 took it:
+# Keras's compile() is made to wrap it (the one Keras attribute replaced for good; it changes nothing else).
+keras_internals.accept_in_compile(Optimizer, TFOptimizer)

@@ -25,8 +25,9 @@ collections the store and the scope counts live in
 (tensorflow.python.ops.variable_scope's _VARSTORE_KEY and
 _VARSCOPESTORE_KEY), nor read whether tensor equality is on
 (tf.Tensor._USE_EQUALITY), nor give an eager variable the `op` TF1 code reads
-its name from (`var.op.name`: VariableOp, where TensorFlow raises); this
-module is the one place they are read or set.
+its name from (`var.op.name`, where TensorFlow raises); the first two are read
+here, the others are common.internals.tensorflow_internals', set only while a
+call of model_fn or a TF1 hook's method runs.
 """
 
 import contextlib
@@ -35,11 +36,10 @@ import dataclasses
 from typing import Optional
 
 import tensorflow as tf
-from tensorflow.python.ops import resource_variable_ops
 from tensorflow.python.ops import variable_scope as tf1_scopes
 
-from common.internals import keras_internals
-from common.tf1_runtime import partitioned
+from common.internals import keras_internals, tensorflow_internals
+from common.tf1_runtime import caller, partitioned
 
 GraphKeys = tf.compat.v1.GraphKeys
 # What a fresh TF1 graph held nothing of; the first two are TF1's variable store and scope counts.
@@ -235,22 +235,28 @@ def model_graph(collections, global_step):
 @contextlib.contextmanager
 def _collections_holding(graph, keys, held):
     """While entered, `graph`'s collections `keys` hold `held`'s lists (empty where it has none), and tensors
-    and variables (Keras's too) compare and hash by identity, as TF1 code keys and filters them."""
+    and variables (Keras's too) compare and hash by identity, and variables have an op, as
+    TF1 code keys, filters and names them."""
     saved = {key: list(graph.get_collection(key)) for key in keys}
     for key in keys:
         graph.clear_collection(key)
         graph.get_collection_ref(key).extend(held.get(key, ()))
-    tensor_equality = tf.Tensor._USE_EQUALITY  # TensorFlow's switch behind tf.compat.v1.disable_tensor_equality
-    tf.compat.v1.disable_tensor_equality()
     try:
-        with keras_internals.variables_by_identity():
+        with tensorflow_internals.tensors_by_identity(), keras_internals.variables_by_identity(), \
+                tensorflow_internals.variable_ops():
             yield
     finally:
-        if tensor_equality:
-            tf.compat.v1.enable_tensor_equality()
         for key in keys:
             graph.clear_collection(key)
             graph.get_collection_ref(key).extend(saved[key])
+
+
+def variable_name(variable):
+    """A variable's TF1 op name ("dense/kernel"): what TF1 code read as var.op.name (for a Keras layer's
+    variable, its path)."""
+    running = caller.current()
+    name = running.name_of(variable) if running is not None else None
+    return name or variable.name.split(":")[0]
 
 
 def active_store():
@@ -283,27 +289,3 @@ def collect(variable, graph):
         _add_once(GraphKeys.TRAINABLE_VARIABLES, variable, graph)
 
 
-class VariableOp:
-    """What TF1 code reads of a variable's op in its graph (`var.op.name`: slim's summaries, many TF1
-    optimizers, name filters), for a variable model_fn's store made outside the function graph, whose eager
-    handle has no op."""
-
-    type = "VarHandleOp"
-
-    def __init__(self, variable):
-        self.name = variable.name.split(":")[0]
-        self.device = variable.device
-        self.outputs = [variable.handle]
-
-
-_GRAPH_OP = resource_variable_ops.BaseResourceVariable.op
-
-
-def _op(variable):
-    try:
-        return _GRAPH_OP.fget(variable)
-    except AttributeError:  # "Tensor.op is undefined when eager execution is enabled"
-        return VariableOp(variable)
-
-
-resource_variable_ops.BaseResourceVariable.op = property(_op, doc=_GRAPH_OP.__doc__)

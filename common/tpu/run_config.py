@@ -8,7 +8,7 @@ and the rest is the project's RunConfig.
 import dataclasses
 from typing import Optional
 
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.estimator.run_config import RunConfig as BaseRunConfig
 

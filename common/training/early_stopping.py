@@ -16,14 +16,22 @@ import operator
 import os
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.hooks.protocol import PeriodicHook
 from common.state import summaries
 
 
 def read_eval_metrics(eval_dir):
-    """OrderedDict global step -> {metric: value} of the numbers in eval_dir's event files, by step."""
+    """The evaluations written to an eval dir, by step: tf.estimator.experimental.read_eval_metrics.
+
+    Args:
+      eval_dir: the folder of the event files (events.out.tfevents.*), as Estimator.eval_dir() names it.
+
+    Returns:
+      An OrderedDict global step -> {metric: value}, in increasing step order, of the numbers in the event
+      files (strings such as checkpoint_path left out); empty where there are none.
+    """
     paths = tf.io.gfile.glob(os.path.join(eval_dir, "events.out.tfevents.*"))
     return collections.OrderedDict(summaries.metrics_by_step(paths))
 
@@ -50,7 +58,26 @@ class _StopOnPredicateHook(PeriodicHook):
 
 
 def make_early_stopping_hook(estimator, should_stop_fn, run_every_secs=60, run_every_steps=None):
-    """A hook that stops training when should_stop_fn() returns True."""
+    """A hook that stops training when should_stop_fn() returns True: tf.estimator.experimental's.
+
+    It checks at the first loop boundary of a run, then run_every_steps steps after the last check (the loop is
+    cut there), or at the first boundary run_every_secs seconds after it.
+
+    Args:
+      estimator: the Estimator being trained (unused: tf.estimator needed it for the chief's stop flag; one
+        process decides here).
+      should_stop_fn: a function of no arguments -> bool (True: stop).
+      run_every_secs: check every this many seconds (>= 0; 0: at every loop boundary); ignored where
+        run_every_steps is given (tf.estimator's refused both).
+      run_every_steps: check every this many global steps (>= 1).
+
+    Returns:
+      The hook (a common.hooks.Hook), for train()'s hooks or TrainSpec(hooks=...).
+
+    Raises:
+      TypeError: should_stop_fn not callable.
+      ValueError: neither run_every_secs nor run_every_steps, run_every_steps < 1 or run_every_secs < 0.
+    """
     if not callable(should_stop_fn):
         raise TypeError(f"should_stop_fn must be callable, got {should_stop_fn!r}")
     del estimator  # (tf.estimator needed it for the chief's stop flag; one process decides here)
@@ -116,27 +143,101 @@ def _stop_if_no_improvement(estimator, metric_name, max_steps_without_improvemen
 
 def stop_if_higher_hook(estimator, metric_name, threshold, eval_dir=None, min_steps=0, run_every_secs=60,
                         run_every_steps=None):
-    """Stops once an evaluation's `metric_name` is above `threshold`."""
+    """Stops once an evaluation's `metric_name` is above `threshold`: tf.estimator.experimental's hook.
+
+    Args:
+      estimator: the Estimator being trained; its eval_dir() is the default eval_dir.
+      metric_name: the metric (a key of evaluate()'s results: "loss", "accuracy", ...).
+      threshold: stop once an evaluation's metric (any in eval_dir, an earlier run's too) is greater than this.
+      eval_dir: the folder of the evaluations' event files; None: estimator.eval_dir() (model_dir/eval; an
+        EvalSpec with a name writes to eval_<name>).
+      min_steps: evaluations before this global step are not considered.
+      run_every_secs: check every this many seconds (see make_early_stopping_hook).
+      run_every_steps: check every this many global steps (given, it replaces run_every_secs).
+
+    Returns:
+      The hook, for train()'s hooks or TrainSpec(hooks=...).
+
+    Raises:
+      ValueError: as make_early_stopping_hook's; at a check, an evaluation without metric_name.
+    """
     return _stop_if_threshold_crossed(estimator, metric_name, threshold, eval_dir, min_steps, run_every_secs,
                                       run_every_steps, higher=True)
 
 
 def stop_if_lower_hook(estimator, metric_name, threshold, eval_dir=None, min_steps=0, run_every_secs=60,
                        run_every_steps=None):
-    """Stops once an evaluation's `metric_name` is below `threshold`."""
+    """Stops once an evaluation's `metric_name` is below `threshold`: tf.estimator.experimental's hook.
+
+    Args:
+      estimator: the Estimator being trained; its eval_dir() is the default eval_dir.
+      metric_name: the metric (a key of evaluate()'s results: "loss", "accuracy", ...).
+      threshold: stop once an evaluation's metric (any in eval_dir, an earlier run's too) is less than this.
+      eval_dir: the folder of the evaluations' event files; None: estimator.eval_dir() (model_dir/eval; an
+        EvalSpec with a name writes to eval_<name>).
+      min_steps: evaluations before this global step are not considered.
+      run_every_secs: check every this many seconds (see make_early_stopping_hook).
+      run_every_steps: check every this many global steps (given, it replaces run_every_secs).
+
+    Returns:
+      The hook, for train()'s hooks or TrainSpec(hooks=...).
+
+    Raises:
+      ValueError: as make_early_stopping_hook's; at a check, an evaluation without metric_name.
+    """
     return _stop_if_threshold_crossed(estimator, metric_name, threshold, eval_dir, min_steps, run_every_secs,
                                       run_every_steps, higher=False)
 
 
 def stop_if_no_increase_hook(estimator, metric_name, max_steps_without_increase, eval_dir=None, min_steps=0,
                              run_every_secs=60, run_every_steps=None):
-    """Stops when `metric_name` has not risen above its best for max_steps_without_increase steps."""
+    """Stops when `metric_name` has not risen above its best for max_steps_without_increase steps:
+    tf.estimator.experimental's hook.
+
+    Args:
+      estimator: the Estimator being trained; its eval_dir() is the default eval_dir.
+      metric_name: the metric (a key of evaluate()'s results: "loss", "accuracy", ...).
+      max_steps_without_increase: stop at an evaluation this many global steps or more past the best one so
+        far (the highest; >= 0: 0 stops at the first evaluation considered).
+      eval_dir: the folder of the evaluations' event files; None: estimator.eval_dir() (model_dir/eval; an
+        EvalSpec with a name writes to eval_<name>).
+      min_steps: evaluations before this global step are not considered.
+      run_every_secs: check every this many seconds (see make_early_stopping_hook).
+      run_every_steps: check every this many global steps (given, it replaces run_every_secs).
+
+    Returns:
+      The hook, for train()'s hooks or TrainSpec(hooks=...).
+
+    Raises:
+      ValueError: as make_early_stopping_hook's, or max_steps_without_increase None or < 0; at a check, an
+        evaluation without metric_name.
+    """
     return _stop_if_no_improvement(estimator, metric_name, max_steps_without_increase, eval_dir, min_steps,
                                    run_every_secs, run_every_steps, higher=True)
 
 
 def stop_if_no_decrease_hook(estimator, metric_name, max_steps_without_decrease, eval_dir=None, min_steps=0,
                              run_every_secs=60, run_every_steps=None):
-    """Stops when `metric_name` has not fallen below its best for max_steps_without_decrease steps."""
+    """Stops when `metric_name` has not fallen below its best for max_steps_without_decrease steps:
+    tf.estimator.experimental's hook.
+
+    Args:
+      estimator: the Estimator being trained; its eval_dir() is the default eval_dir.
+      metric_name: the metric (a key of evaluate()'s results: "loss", "accuracy", ...).
+      max_steps_without_decrease: stop at an evaluation this many global steps or more past the best one so
+        far (the lowest; >= 0: 0 stops at the first evaluation considered).
+      eval_dir: the folder of the evaluations' event files; None: estimator.eval_dir() (model_dir/eval; an
+        EvalSpec with a name writes to eval_<name>).
+      min_steps: evaluations before this global step are not considered.
+      run_every_secs: check every this many seconds (see make_early_stopping_hook).
+      run_every_steps: check every this many global steps (given, it replaces run_every_secs).
+
+    Returns:
+      The hook, for train()'s hooks or TrainSpec(hooks=...).
+
+    Raises:
+      ValueError: as make_early_stopping_hook's, or max_steps_without_decrease None or < 0; at a check, an
+        evaluation without metric_name.
+    """
     return _stop_if_no_improvement(estimator, metric_name, max_steps_without_decrease, eval_dir, min_steps,
                                    run_every_secs, run_every_steps, higher=False)

@@ -7,7 +7,7 @@ import os
 import time
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.hooks.triggers import Trigger
 

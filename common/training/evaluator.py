@@ -21,7 +21,7 @@ import os
 import time
 
 import tensorflow as tf
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.state import model_dir_lock, summaries
 from common.state.checkpoint_store import CheckpointStore

@@ -12,7 +12,7 @@ later on the file system is logged and recorded, and training goes on.
 import dataclasses
 from typing import Callable, Optional, Sequence
 
-from absl import logging
+from tensorflow.compat.v1 import logging
 
 from common.export import preflight
 from common.hooks.protocol import Hook
@@ -21,6 +21,16 @@ from common.training import evaluations, evaluator
 
 @dataclasses.dataclass
 class TrainSpec:
+    """What train_and_evaluate trains, as tf.estimator's TrainSpec.
+
+    Args:
+      input_fn: the training input_fn, as Estimator.train takes it.
+      max_steps: train up to this global step; None: until the input ends.
+      hooks: common.hooks.Hook objects (or TF1 SessionRunHooks) run while training.
+    Raises:
+      ValueError: max_steps is not positive.
+    """
+
     input_fn: Callable
     max_steps: Optional[int] = None
     hooks: Sequence[Hook] = ()
@@ -32,8 +42,23 @@ class TrainSpec:
 
 @dataclasses.dataclass
 class EvalSpec:
-    """What to evaluate and how often. start_delay_secs is for a separate
-    evaluator task; train_and_evaluate on one host ignores it, as tf.estimator's did."""
+    """What train_and_evaluate evaluates and how often, as tf.estimator's EvalSpec.
+
+    Args:
+      input_fn: the evaluation input_fn, as Estimator.evaluate takes it.
+      steps: batches per evaluation; None: until the input ends.
+      name: the evaluation's name: its events go to model_dir/eval_<name> (model_dir/eval without one); several
+        EvalSpecs need distinct names.
+      hooks: common.hooks.Hook objects (or TF1 SessionRunHooks) run while evaluating.
+      exporters: one common Exporter or a list of them, run after each evaluation.
+      throttle_secs: evaluate at a checkpoint only when this many seconds have passed since the last
+        evaluation (the final one always runs).
+      start_delay_secs: for a separate evaluator task, the wait before its first evaluation; train_and_evaluate
+        on one host ignores it, as tf.estimator's did.
+    Raises:
+      ValueError: steps is not positive, or a time is negative.
+      TypeError: an exporter is not an Exporter.
+    """
 
     input_fn: Callable
     steps: Optional[int] = 100
@@ -59,6 +84,7 @@ class EvalSpec:
 
     @property
     def key(self):
+        """The spec's name, or "eval": what its results and exports are keyed by."""
         return self.name or "eval"
 
 
@@ -69,16 +95,23 @@ def train_on(estimator, train_spec, saving_listeners=None):
 
 
 def train_and_evaluate(estimator, train_spec, eval_spec):
-    """Trains and evaluates; returns (final metrics, export paths), as tf.estimator
-    did: for one EvalSpec its metrics dict and the paths its exporters wrote after
-    the final evaluation; for a list, both keyed by spec name. (None, None) on a
-    non-chief host of a cluster. On the evaluator task (TF_CONFIG, or the
-    mains' --mode=evaluate_continuously) it trains nothing and evaluates the
-    chief's checkpoints as they appear (common.evaluator).
+    """Trains, evaluating (and exporting) after each checkpoint and at the end, as tf.estimator's local mode.
 
-    eval_spec may be one EvalSpec or a list of them with distinct names;
-    each writes its summaries to model_dir/eval_<name> (model_dir/eval when
-    unnamed).
+    After a checkpoint is saved, each EvalSpec is evaluated if its throttle_secs have passed since its last
+    evaluation; a final evaluation follows the last step; the spec's exporters run after each evaluation. On
+    the evaluator task (TF_CONFIG's, or the mains' --mode=evaluate_continuously) it trains nothing and
+    evaluates the chief's checkpoints as they appear (common.training.evaluator).
+
+    Args:
+      estimator: the Estimator to train.
+      train_spec: a TrainSpec.
+      eval_spec: an EvalSpec, or a list of them with distinct names (each writes its summaries to
+        model_dir/eval_<name>).
+    Returns:
+      (final metrics, export paths): for one EvalSpec its metrics dict and the paths its exporters wrote after
+      the final evaluation; for a list, both keyed by spec name; (None, None) on a non-chief host.
+    Raises:
+      ValueError: EvalSpecs or exporters without distinct names; several EvalSpecs on the evaluator task.
     """
     eval_specs = list(eval_spec) if isinstance(eval_spec, (list, tuple)) else [eval_spec]
     keys = [spec.key for spec in eval_specs]

@@ -17,8 +17,30 @@ import sys
 
 # old path -> the module it is now (each has its test in tests/upgrade/test_earlier_paths.py)
 MOVED = {
+    "common.canned.contrib_learn": "common.contrib.learn_canned",
     "common.early_stopping": "common.training.early_stopping",
+    "common.tf1.arg_scopes": "common.contrib.arg_scopes",
+    "common.tf1.contrib": "common.contrib.layers",
+    "common.tf1.contrib_columns": "common.contrib.columns",
+    "common.tf1.contrib_losses": "common.contrib.losses",
+    "common.tf1.contrib_metrics": "common.contrib.metrics",
+    "common.tf1.crf": "common.contrib.crf",
+    "common.tf1.data": "common.adapters.tensor_inputs",
+    "common.tf1.fused_rnn": "common.contrib.fused_rnn",
+    "common.tf1.gone": "common.contrib.gone",
+    "common.tf1.graph_input": "common.adapters.graph_input",
+    "common.tf1.hparams": "common.contrib.hparams",
+    "common.tf1.initializers": "common.contrib.initializers",
+    "common.tf1.lazy_adam": "common.contrib.lazy_adam",
+    "common.tf1.learn_datasets": "common.contrib.learn_datasets",
+    "common.tf1.moving_averages": "common.adapters.moving_averages",
     "common.tf1.optimizer": "common.tf1_runtime.optimizer",
+    "common.tf1.predictor": "common.contrib.predictor",
+    "common.tf1.rnn_cell": "common.contrib.rnn_cell",
+    "common.tf1.session_run_hook": "common.adapters.session_run_hooks",
+    "common.tf1.slim": "common.contrib.slim",
+    "common.training.learn": "common.contrib.learn",
+    "common.training.learn_estimator": "common.contrib.learn_estimator",
 }
 
 
@@ -48,4 +70,4 @@ _FINDER = _MovedModuleFinder()
 def install():
     """Puts the finder on sys.meta_path once (what `import common` does)."""
     if _FINDER not in sys.meta_path:
-        sys.meta_path.append(_FINDER)
+        sys.meta_path.insert(0, _FINDER)  # (before the path finder: an old path may name a folder left behind)

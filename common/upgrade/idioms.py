@@ -125,7 +125,7 @@ QUEUE_INPUT = ("string_input_producer", "input_producer", "slice_input_producer"
                "TextLineReader", "TFRecordReader", "WholeFileReader", "FixedLengthRecordReader", "IdentityReader",
                "LMDBReader", "shuffle_batch", "batch_join", "shuffle_batch_join", "maybe_batch", "maybe_shuffle_batch",
                "maybe_batch_join", "maybe_shuffle_batch_join", "parallel_stack")
-GRAPH_INPUT_MARK = "common.tf1.graph_input.input_fn_in_graph"
+GRAPH_INPUT_MARK = "common.adapters.graph_input.input_fn_in_graph"
 
 
 def _own_nodes(function):
@@ -161,10 +161,11 @@ def rewrites(tree, lines):
     """(edits, changes): each edit is ((row, col) start, (row, col) end, new text), as tokenize counts."""
     edits, changes = [], []
     for receiver_start, receiver_end, call_end in method_calls(tree, lines, "make_one_shot_iterator"):
-        edits.append((receiver_start, receiver_start, "common.tf1.data.make_one_shot_iterator("))
+        edits.append((receiver_start, receiver_start, "common.adapters.tensor_inputs.make_one_shot_iterator("))
         edits.append((receiver_end, call_end, ")"))
-        changes.append(Change(receiver_start[0], receiver_start[1], "rewrote <dataset>.make_one_shot_iterator() "
-                              "as common.tf1.data.make_one_shot_iterator(<dataset>)", end_line=call_end[0]))
+        changes.append(Change(receiver_start[0], receiver_start[1], "rewrote <dataset>.make_one_shot_iterator() as "
+                              "common.adapters.tensor_inputs.make_one_shot_iterator(<dataset>)",
+                              end_line=call_end[0]))
     for subscript_end, end in dimension_values(tree, lines):
         edits.append((subscript_end, end, ""))
         changes.append(Change(subscript_end[0], subscript_end[1], "dropped .value after a shape's entry (TF2's "

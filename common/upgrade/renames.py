@@ -55,10 +55,10 @@ CONTRIB_HEADS = {"binary_classification_head": "common.canned.BinaryClassHead",
                  "regression_head": "common.canned.heads.regression_head"}
 
 CONTRIB_PREMADE = ("DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
-                   "infer_real_valued_columns_from_input")  # common.canned.contrib_learn's
+                   "infer_real_valued_columns_from_input")  # common.contrib.learn_canned's
 CONTRIB_COLUMNS = ("real_valued_column", "sparse_column_with_keys", "sparse_column_with_hash_bucket",
                    "sparse_column_with_vocabulary_file", "weighted_sparse_column", "one_hot_column", "embedding_column",
-                   "bucketized_column", "crossed_column")  # common.tf1.contrib_columns'
+                   "bucketized_column", "crossed_column")  # common.contrib.columns'
 CONTRIB_METRICS = tuple("streaming_" + name for name in (
     "accuracy", "precision", "recall", "auc", "mean_squared_error", "root_mean_squared_error", "mean_absolute_error",
     "true_positives", "false_positives", "true_negatives", "false_negatives", "mean", "pearson_correlation")) + (
@@ -66,16 +66,16 @@ CONTRIB_METRICS = tuple("streaming_" + name for name in (
 CONTRIB_LOSSES = ("add_loss", "get_losses", "get_regularization_losses", "get_total_loss", "compute_weighted_loss",
                   "absolute_difference", "mean_squared_error", "mean_pairwise_squared_error", "log_loss",
                   "cosine_distance", "hinge_loss", "sigmoid_cross_entropy", "softmax_cross_entropy",
-                  "sparse_softmax_cross_entropy")  # common.tf1.contrib_losses' (contrib's argument order)
+                  "sparse_softmax_cross_entropy")  # common.contrib.losses' (contrib's argument order)
 # tf.contrib modules' names -> (this project's module holding them, the names)
-CONTRIB_HOMES = {"tf.contrib.learn.": ("common.canned.contrib_learn.", CONTRIB_PREMADE),
-                 "tf.contrib.layers.": ("common.tf1.contrib_columns.", CONTRIB_COLUMNS),
-                 "tf.contrib.metrics.": ("common.tf1.contrib_metrics.", CONTRIB_METRICS),
-                 "tf.contrib.losses.": ("common.tf1.contrib_losses.", CONTRIB_LOSSES)}
+CONTRIB_HOMES = {"tf.contrib.learn.": ("common.contrib.learn_canned.", CONTRIB_PREMADE),
+                 "tf.contrib.layers.": ("common.contrib.columns.", CONTRIB_COLUMNS),
+                 "tf.contrib.metrics.": ("common.contrib.metrics.", CONTRIB_METRICS),
+                 "tf.contrib.losses.": ("common.contrib.losses.", CONTRIB_LOSSES)}
 RNN_CELL_NAMES = ("RNNCell", "LayerRNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
-                  "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple")  # common.tf1.rnn_cell's
+                  "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple")  # common.contrib.rnn_cell's
 CRF_NAMES = ("crf_sequence_score", "crf_log_norm", "crf_log_likelihood", "crf_unary_score", "crf_binary_score",
-             "crf_decode", "viterbi_decode")  # common.tf1.crf's
+             "crf_decode", "viterbi_decode")  # common.contrib.crf's
 CONTRIB_DATA_CORE = ("Dataset", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset")
 CONTRIB_DATA_EXPERIMENTAL = ("AUTOTUNE", "map_and_batch", "parallel_interleave", "shuffle_and_repeat",
                              "sample_from_datasets", "choose_from_datasets", "ignore_errors", "unbatch",
@@ -92,7 +92,7 @@ TF1_COLUMN_CLASSES = {"_NumericColumn": "NumericColumn", "_BucketizedColumn": "B
                       "_SequenceCategoricalColumn": "SequenceCategoricalColumn"}
 
 
-# tf.contrib.learn.datasets and its modules, and TF1's MNIST tutorial reader: all are common.tf1.learn_datasets.
+# tf.contrib.learn.datasets and its modules, and TF1's MNIST tutorial reader: all are common.contrib.learn_datasets.
 LEARN_DATASETS_MODULES = tuple(
     prefix + suffix for prefix in ("tf.contrib.learn.datasets", "tf.contrib.learn.python.learn.datasets")
     for suffix in ("", ".base", ".mnist")) + ("tf.examples.tutorials.mnist.input_data",)
@@ -132,7 +132,7 @@ def _renames():
         renames["tf.summary." + kind] = f"common.tf1.summary.{kind}_v2"
     for prefix in ESTIMATOR_PREFIXES + TF1_TRAIN_PREFIXES:
         for name in SESSION_RUN_NAMES:
-            renames[prefix + name] = "common.tf1.session_run_hook." + name
+            renames[prefix + name] = "common.adapters.session_run_hooks." + name
     for name in ("tf.compat.v1.logging.set_verbosity", "tf.logging.set_verbosity"):
         renames[name] = "common.set_verbosity"
     for name in ("tf.compat.v1.logging._logger", "tf.logging._logger"):  # (TF1's private logger, which programs set)
@@ -152,40 +152,40 @@ def _renames():
     renames["tf.contrib.estimator.add_metrics"] = "common.add_metrics"
     renames["tf.contrib.estimator.forward_features"] = "common.forward_features"
     renames["tf.contrib.summary.scalar"] = "common.tf1.summary.scalar"  # (name, tensor, family, step): its keywords
-    renames["tf.contrib.opt.LazyAdamOptimizer"] = "common.tf1.lazy_adam.LazyAdamOptimizer"
+    renames["tf.contrib.opt.LazyAdamOptimizer"] = "common.contrib.lazy_adam.LazyAdamOptimizer"
     for name in ("tf.summary.FileWriter", "tf.compat.v1.summary.FileWriter"):
         renames[name] = "common.tf1.file_writer.FileWriter"
     for name in ("tf.compat.v1.trainable_variables", "tf.trainable_variables"):
         renames[name] = "common.tf1.variables.trainable_variables"
     for name in ("tf.compat.v1.train.match_filenames_once", "tf.train.match_filenames_once"):
-        renames[name] = "common.tf1.data.match_filenames_once"
+        renames[name] = "common.adapters.tensor_inputs.match_filenames_once"
     for name in ("tf.compat.v1.data.make_one_shot_iterator", "tf.data.make_one_shot_iterator"):
-        renames[name] = "common.tf1.data.make_one_shot_iterator"
+        renames[name] = "common.adapters.tensor_inputs.make_one_shot_iterator"
     for prefix in ("tf.contrib.framework.", "tf.python.training.training_util.", "tf.compat.v1.train."):
         for name in ("get_global_step", "get_or_create_global_step"):
             renames[prefix + name] = "common.get_global_step"
     for module in ("session_run_hook", "basic_session_run_hooks"):  # (TF1 programs imported them from here)
         for name in SESSION_RUN_NAMES:
-            renames[f"tf.python.training.{module}.{name}"] = "common.tf1.session_run_hook." + name
+            renames[f"tf.python.training.{module}.{name}"] = "common.adapters.session_run_hooks." + name
     for name in HOOK_NAMES:
         renames["tf.python.training.basic_session_run_hooks." + name] = "common.hooks." + name
     for prefix, names in CONTRIB_NAMES.items():
         for name in names:
-            renames[prefix + name] = "common.tf1.contrib." + name
+            renames[prefix + name] = "common.contrib.layers." + name
     for name, now in TF1_COLUMN_CLASSES.items():
         renames["tf.python.feature_column.feature_column." + name] = "common.tf1.feature_column." + now
-    renames["tf.contrib.training.HParams"] = "common.tf1.hparams.HParams"
+    renames["tf.contrib.training.HParams"] = "common.contrib.hparams.HParams"
     for name in ("GreedyLoadBalancingStrategy", "byte_size_load_fn"):
-        renames["tf.contrib.training." + name] = "common.tf1.contrib." + name
+        renames["tf.contrib.training." + name] = "common.contrib.layers." + name
     for name in ("tf.parallel_stack", "tf.compat.v1.parallel_stack"):  # (the same stack, copied in parallel)
         renames[name] = "tf.stack"
     renames["tf.python.framework.device.DeviceSpec"] = "tf.compat.v1.DeviceSpec"  # (TF1's, with merge_from)
     renames["tf.python.ops.variable_scope.variable"] = "tf.compat.v1.Variable"  # (TF1's own name for it)
     for name in ("Experiment", "RunConfig", "ModeKeys", "Estimator", "ModelFnOps", "SKCompat"):
-        renames["tf.contrib.learn." + name] = "common.training.learn." + name
+        renames["tf.contrib.learn." + name] = "common.contrib.learn." + name
     for module in ("estimator", "model_fn"):  # (where contrib.learn's Estimator, SKCompat and ModelFnOps lived)
         for name in ("Estimator", "ModelFnOps", "SKCompat"):
-            renames[f"tf.contrib.learn.python.learn.estimators.{module}.{name}"] = "common.training.learn." + name
+            renames[f"tf.contrib.learn.python.learn.estimators.{module}.{name}"] = "common.contrib.learn." + name
     for name in EARLY_STOPPING_NAMES:  # (contrib.estimator's before tf.estimator.experimental had them)
         renames["tf.contrib.estimator." + name] = "common.early_stopping." + name
     for contrib, head in CONTRIB_HEADS.items():
@@ -194,57 +194,57 @@ def _renames():
         renames["tf.contrib.lookup." + name] = "tf.lookup." + name
     renames["tf.contrib.lookup.HashTable"] = "tf.lookup.StaticHashTable"
     for module in ("tf.contrib.learn.python.learn.run_config.", "tf.contrib.learn.python.learn.estimators.run_config."):
-        renames[module + "RunConfig"] = "common.training.learn.RunConfig"
-        renames[module + "_DEFAULT_UID_WHITE_LIST"] = "common.training.learn.DEFAULT_UID_WHITE_LIST"
+        renames[module + "RunConfig"] = "common.contrib.learn.RunConfig"
+        renames[module + "_DEFAULT_UID_WHITE_LIST"] = "common.contrib.learn.DEFAULT_UID_WHITE_LIST"
     for module in ("tf.contrib.learn.learn_runner.", "tf.contrib.learn.python.learn.learn_runner."):
-        renames[module + "run"] = "common.training.learn.run"
+        renames[module + "run"] = "common.contrib.learn.run"
     for module in LEARN_DATASETS_MODULES:  # (contrib.learn.datasets, its base and mnist, the MNIST tutorial's reader)
         for name in LEARN_DATASETS_NAMES:
-            renames[module + "." + name] = "common.tf1.learn_datasets." + name
+            renames[module + "." + name] = "common.contrib.learn_datasets." + name
     for module in ("tf.contrib.learn.", "tf.contrib.learn.utils.saved_model_export_utils.",
                    "tf.contrib.learn.python.learn.utils.saved_model_export_utils."):
-        renames[module + "make_export_strategy"] = "common.training.learn.make_export_strategy"
+        renames[module + "make_export_strategy"] = "common.contrib.learn.make_export_strategy"
     for module in ("tf.contrib.learn.", "tf.contrib.learn.utils.input_fn_utils.",
                    "tf.contrib.learn.python.learn.utils.input_fn_utils."):
-        renames[module + "InputFnOps"] = "common.training.learn.InputFnOps"
+        renames[module + "InputFnOps"] = "common.contrib.learn.InputFnOps"
         renames[module + "build_parsing_serving_input_fn"] = "common.build_parsing_serving_input_receiver_fn"
-    renames["tf.contrib.predictor.from_saved_model"] = "common.tf1.predictor.from_saved_model"
+    renames["tf.contrib.predictor.from_saved_model"] = "common.contrib.predictor.from_saved_model"
     for contrib, (home, names) in CONTRIB_HOMES.items():
         for name in names:
             renames[contrib + name] = home + name
     for module in ("tf.contrib.slim", "tf.contrib.slim.python.slim"):  # (all of it: tf_slim, mended there)
-        renames[module] = "common.tf1.slim"
+        renames[module] = "common.contrib.slim"
     for name in ("arg_scope", "add_arg_scope", "assign_from_checkpoint_fn", "get_variables_to_restore",
                  "get_model_variables", "get_variables"):  # (tf.contrib.framework's, which slim re-exported)
-        renames["tf.contrib.framework." + name] = "common.tf1.slim." + name
+        renames["tf.contrib.framework." + name] = "common.contrib.slim." + name
     for name in ("arg_scope", "add_arg_scope"):  # (TF1's package re-exported its arg_scope module's functions)
-        renames[f"tf.contrib.framework.python.ops.{name}"] = f"common.tf1.slim.{name}"
-        renames[f"tf.contrib.framework.python.ops.arg_scope.{name}"] = f"common.tf1.slim.{name}"
-    renames["tf.contrib.layers.softmax"] = "common.tf1.slim.softmax"
+        renames[f"tf.contrib.framework.python.ops.{name}"] = f"common.contrib.slim.{name}"
+        renames[f"tf.contrib.framework.python.ops.arg_scope.{name}"] = f"common.contrib.slim.{name}"
+    renames["tf.contrib.layers.softmax"] = "common.contrib.slim.softmax"
     for name in ("list_variables", "load_checkpoint", "load_variable"):  # (contrib.framework's, now tf.train's)
         renames["tf.contrib.framework." + name] = "tf.train." + name
     for module in ("tf.contrib.training.", "tf.contrib.training.python.training.evaluation."):
         renames[module + "checkpoints_iterator"] = "tf.compat.v1.train.checkpoints_iterator"
     for module in ("tf.contrib.training.", "tf.contrib.training.python.training.training."):  # (tf_slim kept it)
-        renames[module + "create_train_op"] = "common.tf1.slim.training.create_train_op"
+        renames[module + "create_train_op"] = "common.contrib.slim.training.create_train_op"
     renames["tf.python.platform.tf_logging.set_verbosity"] = "common.set_verbosity"  # (its module, imported)
     for prefix in ("tf.nn.rnn_cell.", "tf.compat.v1.nn.rnn_cell.", "tf.contrib.rnn."):
         for name in RNN_CELL_NAMES:
-            renames[prefix + name] = "common.tf1.rnn_cell." + name
+            renames[prefix + name] = "common.contrib.rnn_cell." + name
     for name in ("static_rnn", "static_bidirectional_rnn"):
         renames["tf.contrib.rnn." + name] = "tf.compat.v1.nn." + name
     for name in ("stack_bidirectional_dynamic_rnn", "stack_bidirectional_rnn", "LSTMBlockCell", "LSTMBlockFusedCell",
                  "TimeReversedFusedRNN", "FusedRNNCellAdaptor"):
-        renames["tf.contrib.rnn." + name] = "common.tf1.rnn_cell." + name
+        renames["tf.contrib.rnn." + name] = "common.contrib.rnn_cell." + name
     for name in CRF_NAMES:
-        renames["tf.contrib.crf." + name] = "common.tf1.crf." + name
+        renames["tf.contrib.crf." + name] = "common.contrib.crf." + name
     for name in CONTRIB_DATA_CORE:
         renames["tf.contrib.data." + name] = "tf.data." + name
     for name in CONTRIB_DATA_EXPERIMENTAL:
         renames["tf.contrib.data." + name] = "tf.data.experimental." + name
     renames["tf.contrib.data.Iterator"] = "tf.compat.v1.data.Iterator"
     for name in ("batch_and_drop_remainder", "padded_batch_and_drop_remainder"):
-        renames["tf.contrib.data." + name] = "common.tf1.contrib." + name
+        renames["tf.contrib.data." + name] = "common.contrib.layers." + name
     renames["tf.estimator._load_global_step_from_checkpoint_dir"] = "common.state.checkpoints.global_step_in"
     for prefix in ("tf.keras.backend.", "tf.compat.v1.keras.backend."):
         renames[prefix + "set_learning_phase"] = "common.tf1.keras_backend.set_learning_phase"
@@ -277,12 +277,12 @@ RENAMES = _renames()
 
 # tf.contrib modules TF1 programs bound to a name (`layers = tf.contrib.layers`), as the module of this project
 # holding what the upgrade maps their names to (a name it does not map is still an ERROR where it is used).
-MODULE_RENAMES = {"tf.contrib.layers": "common.tf1.contrib", "tf.contrib.lookup": "common.tf1.contrib",
-                  "tf.contrib.rnn": "common.tf1.rnn_cell", "tf.contrib.crf": "common.tf1.crf",
-                  "tf.contrib.learn": "common.training.learn", "tf.contrib.losses": "common.tf1.contrib_losses",
-                  **{module: "common.tf1.learn_datasets" for module in LEARN_DATASETS_MODULES},
-                  "tf.contrib.predictor": "common.tf1.predictor", "tf.contrib.slim": "common.tf1.slim",
-                  "tf.contrib.slim.python.slim": "common.tf1.slim"}
+MODULE_RENAMES = {"tf.contrib.layers": "common.contrib.layers", "tf.contrib.lookup": "common.contrib.layers",
+                  "tf.contrib.rnn": "common.contrib.rnn_cell", "tf.contrib.crf": "common.contrib.crf",
+                  "tf.contrib.learn": "common.contrib.learn", "tf.contrib.losses": "common.contrib.losses",
+                  **{module: "common.contrib.learn_datasets" for module in LEARN_DATASETS_MODULES},
+                  "tf.contrib.predictor": "common.contrib.predictor", "tf.contrib.slim": "common.contrib.slim",
+                  "tf.contrib.slim.python.slim": "common.contrib.slim"}
 
 # What a TF1 original's tf.estimator names meant that TensorFlow 2.21 cannot say (it has no tf.estimator): TF1's
 # tf.estimator.DNNClassifier was the class tf.compat.v1.estimator kept, with TF1's defaults.

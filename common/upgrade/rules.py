@@ -17,8 +17,8 @@ import tokenize
 
 from common.upgrade import aliases, idioms, numpy_names, positions, scopes, tf_names
 from common.upgrade.idioms import Change
-from common.upgrade.renames import (KERAS_PREFIXES, MODULE_RENAMES, REMOVED_CALLS, RENAMES, TF1_MEANINGS,
-                                     UNSUPPORTED)
+from common.upgrade.renames import KERAS_PREFIXES, MODULE_RENAMES, REMOVED_CALLS, RENAMES, TF1_MEANINGS, UNSUPPORTED
+
 
 class NotRewritable(ValueError):
     """Valid Python the upgrade cannot rewrite without changing what it does not own."""
@@ -100,12 +100,12 @@ def _estimator_import(statement, tf1_program):
 
 def _gone_import(statement, lines, unconverted):
     """(edit, Change) for an import of a module TensorFlow 2.21 lacks: taken out when its names are all
-    rewritten; when a name it binds is still used unconverted, that name bound to common.tf1.gone's stand-in,
+    rewritten; when a name it binds is still used unconverted, that name bound to common.contrib.gone's stand-in,
     which says what is missing where the use runs (ALBERT imported contrib's metrics for one task of many:
     kept, the import stopped every task), and reported."""
     left = sorted(set(statement.bound) & unconverted)
     if left and not statement.guarded:
-        stand_ins = "; ".join(f"{name} = common.tf1.gone.Gone({statement.bound[name]!r})" for name in left)
+        stand_ins = "; ".join(f"{name} = common.contrib.gone.Gone({statement.bound[name]!r})" for name in left)
         return (statement.start, statement.end, f"{statement.kept}; {stand_ins}" if statement.kept else stand_ins), \
             Change(statement.start[0], statement.start[1], "replaced this import of tensorflow.contrib, tf.estimator "
                    f"or tensorflow.examples: {', '.join(left)} it binds still have uses with no counterpart here (the "
@@ -311,13 +311,13 @@ def _binds_tf(tree):
 
 
 def _tf_slim_mends(tree):
-    """["common.tf1.slim"] for a file that imports tf_slim itself (TF 2's slim programs): that import mends
+    """["common.contrib.slim"] for a file that imports tf_slim itself (TF 2's slim programs): that import mends
     tf_slim for TensorFlow 2.21 inside model_fn; else []."""
     for node in ast.walk(tree):
         names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
             [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
         if any(name == "tf_slim" or name.startswith("tf_slim.") for name in names):
-            return ["common.tf1.slim"]
+            return ["common.contrib.slim"]
     return []
 
 

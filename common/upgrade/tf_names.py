@@ -11,7 +11,6 @@ import functools
 import importlib
 import types
 
-
 _MISSING = object()
 
 

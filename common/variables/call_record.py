@@ -59,7 +59,7 @@ class CallRecord:
     Summary protos; updates: DeferredUpdates; assigns: (variable, value) to assign after the step;
     checkpoint_inits: CheckpointInits; graph: the graph the call runs in; collections: its TF1 variable
     collections as the call left them (key -> variables); after_update: what model_fn made to follow the
-    optimizer's update (an ExponentialMovingAverage's apply: common.tf1.moving_averages)."""
+    optimizer's update (an ExponentialMovingAverage's apply: common.adapters.moving_averages)."""
 
     scalars: Dict[str, tf.Tensor] = dataclasses.field(default_factory=dict)
     summaries: List[tf.Tensor] = dataclasses.field(default_factory=list)

@@ -141,8 +141,8 @@ class ModelRegistry:
             return variable
 
         try:
-            with caller.answering(self), served_variables.model_fn_call(self.served) as call, \
-                    tf.variable_creator_scope(creator), \
+            with caller.answering(self), keras_internals.in_model_fn(), \
+                    served_variables.model_fn_call(self.served) as call, tf.variable_creator_scope(creator), \
                     (tf1_graph.fresh_graph(self.global_step_for_model_fn(), self.tf1.variables) if calling
                      else contextlib.nullcontext()):
                 if calling and not building:  # (a train tower's Keras layers defer making theirs: listed at once)
@@ -369,18 +369,46 @@ def assign_after_step(variable, value):
 
 
 def get_module(name, factory):
-    """The module registered under `name`, built by `factory()` on first use."""
+    """Inside model_fn: the network (any object owning variables: a Keras layer or model) registered under
+    `name`, built by `factory()` on the first call, the same object on every later call (each tower, mode and
+    retrace). This is how model_fn shares its variables in TF2, where TF1 shared them by variable scope.
+
+    Args:
+      name: the module's name: its variables are checkpointed under "<name>/<path>"; not empty, without "/".
+      factory: a function of no argument that builds the module, called once.
+    Returns:
+      The module.
+    Raises:
+      ValueError: name is reserved or invalid.
+      common.VariableCreationError: a new name is asked for after the model was built.
+      RuntimeError: called outside a model_fn an Estimator runs.
+    """
     return active_registry().get_module(name, factory)
 
 
 def get_optimizer(factory):
-    """The Estimator's optimizer, built by `factory()` on first use (`common.get_optimizer(lambda: SGD())`)."""
+    """Inside model_fn: the Estimator's optimizer, built by `factory()` on the first call and the same object
+    after (Keras optimizers make variables as they are built): `common.get_optimizer(lambda: SGD(0.1))`.
+
+    Args:
+      factory: a function of no argument returning a keras.optimizers.Optimizer, called once.
+    Returns:
+      The optimizer, for EstimatorSpec(optimizer=...).
+    Raises:
+      RuntimeError: called outside a model_fn an Estimator runs.
+    """
     return active_registry().get_optimizer(factory)
 
 
 def get_global_step():
-    """The Estimator's global step, as tf.train.get_global_step was: the int64 variable (inside an XLA-compiled
-    tower, its copy on the tower's device; inside a TF1 hook's methods, the running Estimator's)."""
+    """The Estimator's global step, as tf.train.get_global_step was.
+
+    Returns:
+      The int64 variable (inside an XLA-compiled tower, its value on the tower's device; inside a TF1 hook's
+      methods, the running Estimator's).
+    Raises:
+      RuntimeError: called outside a model_fn (or TF1 hook) an Estimator runs.
+    """
     hook_step = _HOOK_GLOBAL_STEP.get()
     if hook_step is not None and caller.current() is None:
         return hook_step

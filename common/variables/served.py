@@ -33,7 +33,8 @@ _ACTIVE_CALL = contextvars.ContextVar("common_model_fn_call", default=None)
 
 
 class VariableCreationError(Exception):
-    """A model_fn created a variable its first call did not create.
+    """A model_fn created a variable its first call did not create (a tower or mode would get weights of its
+    own): the message names the variable.
 
     (A direct Exception subclass: AutoGraph re-raises those with their own
     type from inside a trace, where a RuntimeError subclass would become a

@@ -7,7 +7,7 @@ import pytest
 import tensorflow as tf
 
 import common
-import common.tf1.session_run_hook
+import common.adapters.session_run_hooks
 from common import canned
 from common.canned import v1
 from tests.canned import reference
@@ -52,12 +52,12 @@ def test_a_loss_summed_over_the_batch_takes_batch_size_times_the_step(tmp_path):
     np.testing.assert_allclose(steps[v1], 8 * steps[canned], rtol=1e-5)  # batch 8, from zero weights
 
 
-class _Fetches(common.tf1.session_run_hook.SessionRunHook):
+class _Fetches(common.adapters.session_run_hooks.SessionRunHook):
     def __init__(self, names):
         self.names, self.seen = names, []
 
     def before_run(self, run_context):
-        return common.tf1.session_run_hook.SessionRunArgs(self.names)
+        return common.adapters.session_run_hooks.SessionRunArgs(self.names)
 
     def after_run(self, run_context, run_values):
         self.seen.append({k: float(v) for k, v in run_values.results.items()})

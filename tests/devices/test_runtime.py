@@ -17,7 +17,8 @@ from tests import ROOT
 
 
 def test_devices_cannot_be_split_after_tensorflow_started():
-    # (conftest split the CPU before any test; TensorFlow's devices exist now)
+    # (conftest split the CPU before any test; the first op starts the runtime, whichever test runs first)
+    tf.constant(1.0) + 1.0
     with pytest.raises(DevicePlanError, match="already initialized, so towers and threads can no longer be"):
         runtime.configure(cpu_towers=2)
 
@@ -52,19 +53,49 @@ def _python(code):
                           timeout=120, env=env, cwd=ROOT)
 
 
-def test_a_tf1_programs_log_lines_print_once_after_the_project_has_logged():
+def test_a_plain_scripts_lines_print_once_through_tensorflows_logger_as_tf_estimators_did():
+    """The framework logs through TensorFlow's logger, as tf.estimator did: a plain script (no absl app) that asks
+    TensorFlow for INFO gets the loss lines as "INFO:tensorflow:...", and its own TensorFlow lines once."""
     result = _python("""\
         import common
         import tensorflow as tf
-        from absl import logging
-        common.set_verbosity(tf.compat.v1.logging.INFO)
+        tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)
         tf.compat.v1.logging.info("before")
-        logging.info("the project's line")
+
+        def model_fn(features, labels, mode):
+            dense = common.get_module("dense", lambda: tf.keras.layers.Dense(1))
+            loss = tf.reduce_mean(tf.square(dense(features) - labels))
+            return common.EstimatorSpec(mode, loss=loss, optimizer=common.get_optimizer(
+                lambda: tf.keras.optimizers.SGD(0.1)))
+
+        def input_fn():
+            return tf.data.Dataset.from_tensors((tf.ones([4, 2]), tf.ones([4, 1]))).repeat()
+
+        common.Estimator(model_fn).train(input_fn, max_steps=2)
         tf.compat.v1.logging.info("after")
         """)
     assert result.returncode == 0, result.stderr
     lines = result.stderr.splitlines()
     assert lines.count("INFO:tensorflow:before") == 1 and lines.count("INFO:tensorflow:after") == 1
+    assert sum(line.startswith("INFO:tensorflow:loss = ") for line in lines) == 1, result.stderr
+    assert any(line.startswith("INFO:tensorflow:Loss for final step: ") for line in lines), result.stderr
+    assert not any(":absl:" in line for line in lines)
+
+
+def test_a_job_prints_tensorflows_lines_once_in_absls_format():
+    result = _python("""\
+        import tensorflow as tf
+        from absl import app
+        from common.devices import runtime
+
+        def main(argv):
+            runtime.log_tensorflow_lines_once()
+            tf.compat.v1.logging.info("a framework line")
+        app.run(main)
+        """)
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stderr.splitlines() if "a framework line" in line]
+    assert len(lines) == 1 and lines[0].startswith("I") and lines[0].endswith("] a framework line"), lines
 
 
 def test_a_session_configs_threads_apply_before_tensorflow_starts_and_are_named_after():

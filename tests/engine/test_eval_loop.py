@@ -91,7 +91,7 @@ def test_write_results_puts_named_evaluations_in_their_own_folder(tmp_path):
 
 
 def test_it_logs_tf_estimators_progress_lines(caplog):
-    caplog.set_level("INFO", logger="absl")  # (another test may have left absl's logger at WARNING)
+    caplog.set_level("INFO", logger="tensorflow")  # (another test may have left TensorFlow's logger at WARNING)
     batches = batches_of([1.0] * 40, [[1]] * 40)
     eval_loop.run(batches, [], hooks.RunContext("/x", ("loss",)), steps=40, steps_per_loop=1)
     progress = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Evaluation [")]

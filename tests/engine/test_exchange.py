@@ -136,7 +136,7 @@ def test_by_default_gpu_towers_compile_unless_the_model_cannot(tmp_path, monkeyp
     from common.devices.plan import DevicePlan
     monkeypatch.setattr(DevicePlan, "uses_gpus", property(lambda plan: True))
     traced = _spy_on_updates(monkeypatch)
-    caplog.set_level("INFO", logger="absl")  # (another test may have left absl's logger at WARNING)
+    caplog.set_level("INFO", logger="tensorflow")  # (another test may have left TensorFlow's logger at WARNING)
     x = FEATURES[:32, :2]
     runs = {}
     for jit in (None, False):

@@ -27,7 +27,7 @@ def test_laps_charge_the_time_since_the_last_lap_and_the_report_is_logged_once(c
     clock.now += 1.25
     timer.lap("input_fn")  # a phase charged twice adds up
     clock.now += 4.0
-    with caplog.at_level(py_logging.INFO, logger="absl"):  # (another test may have left absl at WARNING)
+    with caplog.at_level(py_logging.INFO, logger="tensorflow"):  # (another test may have left it at WARNING)
         timer.report("compiling")
         clock.now += 9.0
         timer.report("compiling")
@@ -81,7 +81,7 @@ def _start_up_lines(text):
 def test_train_and_evaluate_log_their_start_up_once_per_call(tmp_path, caplog):
     features, labels = models.blobs(32)
     est = common.Estimator(models.classifier_fn, str(tmp_path / "model"), params={"hidden": 4})
-    with caplog.at_level(py_logging.INFO, logger="absl"):
+    with caplog.at_level(py_logging.INFO, logger="tensorflow"):
         est.train(models.train_input(features, labels, 8), steps=3)
         est.evaluate(models.eval_input(features, labels, 8))
     lines = _start_up_lines(caplog.text)

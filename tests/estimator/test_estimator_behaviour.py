@@ -132,7 +132,7 @@ def test_a_run_whose_input_ends_mid_call_neither_breaks_a_session_run_hook_nor_e
     tensor model_fn named hears every step, as in TF1 (its steps run one a call), the input's end
     counts no step, and the final evaluation (of the checkpoint the last save, at 7, already evaluated)
     exports nothing again: the exports are step 5's and step 7's."""
-    from common.tf1 import session_run_hook
+    from common.adapters import session_run_hooks as session_run_hook
 
     class Fetch(session_run_hook.SessionRunHook):
         def __init__(self):

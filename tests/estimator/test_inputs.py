@@ -7,9 +7,9 @@ import pytest
 import tensorflow as tf
 
 from common import Estimator, EstimatorSpec
+from common.adapters import tensor_inputs as tf1_data
 from common.canned import LinearRegressor
 from common.estimator import inputs
-from common.tf1 import data as tf1_data
 from common.tf1.train import GradientDescentOptimizer
 
 

@@ -2,8 +2,8 @@
 
 import common
 from common import hooks
+from common.adapters import session_run_hooks as session_run_hook
 from common.estimator.parts import user_hooks
-from common.tf1 import session_run_hook
 from tests import models
 
 

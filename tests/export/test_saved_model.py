@@ -6,6 +6,7 @@ import pytest
 import tensorflow as tf
 
 import common
+import common.tf1.train
 from common.export import receivers
 from common.export import saved_model as export
 

@@ -2,6 +2,7 @@
 them fails here, by name, not deep in a training run."""
 
 import keras
+import pytest
 import tensorflow as tf
 
 from common.internals import keras_internals
@@ -52,16 +53,19 @@ def test_a_deferred_variable_is_announced_by_its_own_path_while_keras_makes_it()
         def call(self, x):
             return self.l1(x)
 
-    with tf.variable_creator_scope(creator), keras_internals.fresh_object_names():
+    with keras_internals.in_model_fn(), tf.variable_creator_scope(creator), keras_internals.fresh_object_names():
         Net()(tf.zeros([1, 3]))  # a subclassed model's first call: its layers' variables are deferred
     assert ("kernel", "net/dense/kernel") in seen and ("bias", "net/dense/bias") in seen
     assert keras_internals.initializing_path() is None
 
 
-def test_a_keras_optimizer_can_be_made_inside_a_stateless_scope():
-    with keras.StatelessScope():
+def test_in_model_fn_a_keras_optimizer_can_be_made_inside_a_stateless_scope_and_outside_keras_is_its_own():
+    with keras_internals.in_model_fn(), keras.StatelessScope():
         optimizer = keras.optimizers.Adam(0.1)
     assert int(optimizer.iterations.numpy()) == 0
+    with pytest.raises(ValueError, match="create a variable while in a stateless scope"):
+        with keras.StatelessScope():
+            keras.optimizers.Adam(0.1)
 
 
 def test_the_learning_rate_variable_of_an_optimizer_or_none_for_a_schedule():

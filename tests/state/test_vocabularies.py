@@ -11,6 +11,7 @@ import pytest
 import tensorflow as tf
 
 import common
+import common.tf1.train
 from common import canned
 from common.state import vocabularies
 
@@ -70,13 +71,13 @@ def test_lines_appended_keep_every_trained_id_and_are_allowed_with_a_warning(tmp
     est.train(_input_fn, steps=2)
     _write(vocabulary, WORDS + ["toast"])
     resumed, _ = _estimator(tmp_path, vocabulary, vocabulary_size=3)
-    with caplog.at_level(py_logging.WARNING, logger="absl"):
+    with caplog.at_level(py_logging.WARNING, logger="tensorflow"):
         resumed.train(_input_fn, steps=2)
     assert f"Vocabulary file {vocabulary} has 1 lines appended" in caplog.text
     assert "a column of a fixed vocabulary_size reads the new words as out of vocabulary" in caplog.text
     assert resumed.get_variable_value("global_step") == 4
     caplog.clear()
-    with caplog.at_level(py_logging.WARNING, logger="absl"):
+    with caplog.at_level(py_logging.WARNING, logger="tensorflow"):
         resumed.evaluate(_input_fn, steps=1)
     assert "lines appended" not in caplog.text  # (said once a process)
     sized_by_the_file, _ = _estimator(tmp_path, vocabulary)  # its weights grew to 4 rows: the refusal says why

@@ -6,7 +6,7 @@ from common.tf1 import keras_backend
 
 
 def test_the_learning_phase_is_said_once_per_value_and_refused_outside_0_and_1(caplog):
-    caplog.set_level("WARNING", logger="absl")
+    caplog.set_level("WARNING", logger="tensorflow")
     for value in (True, 1, False, True):
         keras_backend.set_learning_phase(value)
     said = [r.getMessage() for r in caplog.records if "set_learning_phase" in r.getMessage()]

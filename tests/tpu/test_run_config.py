@@ -18,7 +18,7 @@ def test_a_tpu_run_config_is_the_projects_with_its_tpu_config():
 def test_tpu_hardware_is_refused_by_argument_and_a_resolver_passed_anyway_is_set_aside(caplog):
     """TPU programs (tensorflow/tpu's MobileNet) pass their cluster resolver whatever --use_tpu says."""
     resolver = run_config.TPUClusterResolver("", zone=None, project=None)  # (TF1's took an empty name)
-    with caplog.at_level("WARNING", logger="absl"):
+    with caplog.at_level("WARNING", logger="tensorflow"):
         assert run_config.RunConfig(cluster=resolver, save_checkpoints_steps=5).save_checkpoints_steps == 5
     assert "tpu.RunConfig(cluster=TPUClusterResolver('')): a TPU cluster resolver is not used here" in caplog.text
     with pytest.raises(ValueError, match="TPUClusterResolver\\(''\\): no TPU can be reached here"):

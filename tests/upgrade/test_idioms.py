@@ -22,7 +22,7 @@ def test_method_calls_find_receivers_of_calls_without_arguments():
 
 def test_one_shot_iterator_method_becomes_the_function():
     new, changes = _rewritten("it = ds.batch(2).make_one_shot_iterator()\n")
-    assert new == "it = common.tf1.data.make_one_shot_iterator(ds.batch(2))"
+    assert new == "it = common.adapters.tensor_inputs.make_one_shot_iterator(ds.batch(2))"
     assert [c.line for c in changes] == [1]
 
 

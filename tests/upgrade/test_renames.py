@@ -5,7 +5,7 @@ import importlib.util
 
 from common.upgrade import renames, tf_names
 
-EXTRAS = ("common.tf1.slim",)  # modules for a package the project does not install (tf_slim): importable with it
+EXTRAS = ("common.contrib.slim",)  # modules for a package the project does not install (tf_slim): importable with it
 
 
 def _resolves(dotted):
@@ -35,6 +35,6 @@ def test_tensorflow_counterparts_exist_and_flavours_are_kept():
     assert renames.RENAMES["tf.estimator.DNNClassifier"] == "common.canned.DNNClassifier"
     assert renames.RENAMES["tf.compat.v1.estimator.DNNLinearCombinedClassifier"] == \
         "common.canned.v1.DNNLinearCombinedClassifier"  # (TF1 summed the loss: its own flavour)
-    assert renames.RENAMES["tf.contrib.layers.layer_norm"] == "common.tf1.contrib.layer_norm"
+    assert renames.RENAMES["tf.contrib.layers.layer_norm"] == "common.contrib.layers.layer_norm"
     assert renames.RENAMES["tf.contrib.summary.scalar"] == "common.tf1.summary.scalar"  # (the transformer's)
     assert "tf.contrib." in renames.UNSUPPORTED

@@ -209,7 +209,7 @@ def test_tf1_logging_verbosity_reaches_the_projects_log_lines():
     assert scoped.splitlines()[:3] == ["import tensorflow as tf", "from tensorflow.python.ops import variable_scope",
                                        "total = tf.compat.v1.Variable(0.0, collections=[])"]
     assert "added import tensorflow as tf" in [c.message for c in changes]
-    assert "train_op = common.tf1.slim.training.create_train_op(loss, optimizer)" in imported
+    assert "train_op = common.contrib.slim.training.create_train_op(loss, optimizer)" in imported
     before = absl_logging.get_verbosity()
     try:
         common.set_verbosity(v=logging.INFO)  # (TF1's name for the level)
@@ -242,11 +242,11 @@ def test_session_run_hooks_become_common_tf1s():
             pass
         feeder = tf.train.FeedFnHook(lambda: {"x:0": [1]})
         ''')
-    assert "class Hook(common.tf1.session_run_hook.SessionRunHook):" in new
-    assert "feeder = common.tf1.session_run_hook.FeedFnHook(lambda" in new
-    assert "return common.tf1.session_run_hook.SessionRunArgs(common.get_global_step())" in new
-    assert "class Saver(common.tf1.session_run_hook.CheckpointSaverListener):" in new
-    assert "import common.tf1.session_run_hook" in new and not any(c.refused for c in changes)
+    assert "class Hook(common.adapters.session_run_hooks.SessionRunHook):" in new
+    assert "feeder = common.adapters.session_run_hooks.FeedFnHook(lambda" in new
+    assert "return common.adapters.session_run_hooks.SessionRunArgs(common.get_global_step())" in new
+    assert "class Saver(common.adapters.session_run_hooks.CheckpointSaverListener):" in new
+    assert "import common.adapters.session_run_hooks" in new and not any(c.refused for c in changes)
 
 
 def test_exporters_and_early_stopping_hooks_become_the_projects():
@@ -303,13 +303,14 @@ def test_a_tf1_originals_top_level_names_move_to_compat_v1_and_names_tf_lacks_ar
         it = tf.data.TextLineDataset("f").map(parse).make_one_shot_iterator()
         x = tf.no_such_function(1)
         ''')
-    assert new.startswith("import common\nimport common.tf1.data\nimport tensorflow as tf\n")
+    assert new.startswith("import common\nimport common.adapters.tensor_inputs\nimport tensorflow as tf\n")
     lines = new.splitlines()[2:]
     assert lines[1] == "flags = tf.compat.v1.flags"
     assert lines[2] == 'tf.compat.v1.logging.info("x")'
     assert lines[3] == 'with tf.compat.v1.gfile.GFile("f") as f:'
     assert lines[4] == "    row = tf.compat.v1.decode_csv(f.read(), [[0]])"
-    assert lines[5] == 'it = common.tf1.data.make_one_shot_iterator(tf.compat.v1.data.TextLineDataset("f").map(parse))'
+    assert lines[5] == ('it = common.adapters.tensor_inputs.make_one_shot_iterator('
+                        'tf.compat.v1.data.TextLineDataset("f").map(parse))')
     refused = [c for c in changes if c.refused]
     assert [(c.line, c.message) for c in refused] == [
         (7, "tf.no_such_function: the installed TensorFlow has no tf.no_such_function and the upgrade knows no "
@@ -393,13 +394,14 @@ def test_imports_of_tensorflow_contrib_are_taken_out_and_their_uses_rewritten_or
     body = new.splitlines()[-10:]
     assert body == ["# from tensorflow.contrib import (tpu as contrib_tpu,",
                     "#                                 layers as contrib_layers)",
-                    "trt = common.tf1.gone.Gone('tensorflow.contrib.tensorrt')",  # (trt.create_inference_graph: none)
+                    # (trt.create_inference_graph: none)
+                    "trt = common.contrib.gone.Gone('tensorflow.contrib.tensorrt')",
                     "try:",
                     '    raise ImportError("TensorFlow 2.21 has no such module")',  # as on TF 2
                     "except ImportError:",
                     "    raise",
                     "est = common.tpu.estimator.TPUEstimator(model_fn=f, use_tpu=False)",
-                    "h = common.tf1.contrib.layer_norm(x)",
+                    "h = common.contrib.layers.layer_norm(x)",
                     "n = trt.create_inference_graph(x)"]
     compile(new, "upgraded", "exec")
     with pytest.raises(NotImplementedError, match="tensorflow.contrib.tensorrt.create_inference_graph: TensorFlow "
@@ -443,10 +445,10 @@ def test_contrib_layers_reached_through_its_implementation_modules_is_contrib_la
         he = contrib_layers.variance_scaling_initializer(2.0, "FAN_OUT")
         ''')
     assert new.splitlines()[-3:] == [
-        "net = common.tf1.contrib.batch_norm(common.tf1.contrib.fully_connected(x, 4, "
-        "weights_initializer=common.tf1.contrib.xavier_initializer()))",
-        "kernel = common.tf1.contrib.xavier_initializer_conv2d()",
-        'he = common.tf1.contrib.variance_scaling_initializer(2.0, "FAN_OUT")']
+        "net = common.contrib.layers.batch_norm(common.contrib.layers.fully_connected(x, 4, "
+        "weights_initializer=common.contrib.layers.xavier_initializer()))",
+        "kernel = common.contrib.layers.xavier_initializer_conv2d()",
+        'he = common.contrib.layers.variance_scaling_initializer(2.0, "FAN_OUT")']
     assert not [c for c in changes if c.refused]
 
 
@@ -476,7 +478,7 @@ def test_taking_out_a_contrib_import_keeps_every_other_statement_and_name_and_a_
         "    HAS_TRT = True",
         "except ImportError:",
         "    HAS_TRT = False",
-        "init = common.tf1.contrib.xavier_initializer()"]
+        "init = common.contrib.layers.xavier_initializer()"]
     namespace = {}
     exec(compile(new, "upgraded", "exec"), namespace)
     assert namespace["x"] == 1 and namespace["f"]() == 2 and namespace["HAS_TRT"] is False
@@ -525,14 +527,14 @@ def test_tf1_contribs_pieces_with_a_home_recurrent_cells_and_private_column_clas
         predict = tf.contrib.predictor.from_saved_model("export", signature_def_key="predict")
         ''')
     assert not [c for c in changes if c.refused]
-    for expected in ('common.tf1.contrib.embed_sequence(features["ids"]',
-                     "common.tf1.rnn_cell.MultiRNNCell([common.tf1.rnn_cell.LSTMCell(4), "
-                     "common.tf1.rnn_cell.GRUCell(3)])",
-                     "tf.compat.v1.nn.static_rnn(cell", "common.tf1.hparams.HParams(size=4)",
+    for expected in ('common.contrib.layers.embed_sequence(features["ids"]',
+                     "common.contrib.rnn_cell.MultiRNNCell([common.contrib.rnn_cell.LSTMCell(4), "
+                     "common.contrib.rnn_cell.GRUCell(3)])",
+                     "tf.compat.v1.nn.static_rnn(cell", "common.contrib.hparams.HParams(size=4)",
                      "isinstance(c, common.tf1.feature_column.NumericColumn)",
-                     'common.tf1.predictor.from_saved_model("export"',
+                     'common.contrib.predictor.from_saved_model("export"',
                      "from tensorflow.keras import models", "from tensorflow.keras.layers import Dense as D",
-                     "import common.tf1.rnn_cell", "import common.tf1.hparams"):
+                     "import common.contrib.rnn_cell", "import common.contrib.hparams"):
         assert expected in new, expected
     assert any("not tensorflow.python.keras" in c.message for c in changes)
 
@@ -554,9 +556,9 @@ def test_contrib_learn_and_data_map_onto_their_tf_2_homes():
         ''')
     assert not [c for c in changes if c.refused]
     for expected in ('tf.data.TFRecordDataset(["a"]).prefetch(tf.data.experimental.AUTOTUNE)',
-                     "common.tf1.contrib.batch_and_drop_remainder(4)", "common.tf1.contrib.batch_norm(dataset",
-                     "common.training.learn.Experiment(None", "common.training.learn.run(experiment_fn",
-                     'common.training.learn.RunConfig(model_dir="m")'):
+                     "common.contrib.layers.batch_and_drop_remainder(4)", "common.contrib.layers.batch_norm(dataset",
+                     "common.contrib.learn.Experiment(None", "common.contrib.learn.run(experiment_fn",
+                     'common.contrib.learn.RunConfig(model_dir="m")'):
         assert expected in new, expected
 
 
@@ -577,10 +579,10 @@ def test_tf1_tutorials_mnist_reader_and_contrib_learns_datasets_map_however_they
     compile(new, "upgraded", "exec")
     for expected in ("# from tensorflow.examples.tutorials.mnist import input_data",
                      "# from tensorflow.contrib.learn.python.learn.datasets import base",
-                     'mnist = common.tf1.learn_datasets.read_data_sets("MNIST_data/", one_hot=True)',
-                     'common.tf1.learn_datasets.load_dataset("mnist")',
-                     'common.tf1.learn_datasets.load_csv_with_header("iris.csv"',
-                     'common.tf1.learn_datasets.read_data_sets("MNIST-data")'):
+                     'mnist = common.contrib.learn_datasets.read_data_sets("MNIST_data/", one_hot=True)',
+                     'common.contrib.learn_datasets.load_dataset("mnist")',
+                     'common.contrib.learn_datasets.load_csv_with_header("iris.csv"',
+                     'common.contrib.learn_datasets.read_data_sets("MNIST-data")'):
         assert expected in new, expected
 
 
@@ -602,8 +604,8 @@ def test_added_imports_come_before_a_top_level_use_that_precedes_the_tensorflow_
         # Import MNIST data
         # from tensorflow.examples.tutorials.mnist import input_data
         import common
-        import common.tf1.learn_datasets
-        mnist = common.tf1.learn_datasets.read_data_sets("/tmp/data/", one_hot=False)
+        import common.contrib.learn_datasets
+        mnist = common.contrib.learn_datasets.read_data_sets("/tmp/data/", one_hot=False)
 
         import tensorflow as tf
         ''')
@@ -630,13 +632,13 @@ def test_contrib_learns_own_estimator_and_contribs_losses_map_as_tensorflows_tut
         classifier = tf.contrib.learn.DNNClassifier(feature_columns=columns, hidden_units=[10], n_classes=3)
         ''')
     assert not [c for c in changes if c.refused]
-    for expected in ("hidden = common.tf1.contrib.relu(features, 10)",
-                     "common.tf1.contrib_losses.mean_squared_error(predictions, targets)",
-                     "common.tf1.contrib_metrics.streaming_mean_absolute_error(predictions, targets)",
-                     "return common.training.learn.ModelFnOps(mode", "nn = common.training.learn.Estimator(",
-                     "model = common.training.learn.SKCompat(common.training.learn.Estimator(",
-                     'columns = [common.tf1.contrib_columns.real_valued_column("", dimension=4)]',
-                     "classifier = common.canned.contrib_learn.DNNClassifier(feature_columns=columns"):
+    for expected in ("hidden = common.contrib.layers.relu(features, 10)",
+                     "common.contrib.losses.mean_squared_error(predictions, targets)",
+                     "common.contrib.metrics.streaming_mean_absolute_error(predictions, targets)",
+                     "return common.contrib.learn.ModelFnOps(mode", "nn = common.contrib.learn.Estimator(",
+                     "model = common.contrib.learn.SKCompat(common.contrib.learn.Estimator(",
+                     'columns = [common.contrib.columns.real_valued_column("", dimension=4)]',
+                     "classifier = common.contrib.learn_canned.DNNClassifier(feature_columns=columns"):
         assert expected in new, expected
 
 
@@ -654,8 +656,8 @@ def test_the_official_examples_device_setter_and_tower_stacking_names_map():
         ''')
     assert not [c for c in changes if c.refused]
     for expected in ('tf.compat.v1.DeviceSpec.from_string("/cpu:0")', "tf.stack([a, b])",
-                     "common.tf1.contrib.GreedyLoadBalancingStrategy(2, common.tf1.contrib.byte_size_load_fn)",
-                     "step = common.get_global_step()", "common.tf1.session_run_hook.SessionRunArgs(step)"):
+                     "common.contrib.layers.GreedyLoadBalancingStrategy(2, common.contrib.layers.byte_size_load_fn)",
+                     "step = common.get_global_step()", "common.adapters.session_run_hooks.SessionRunArgs(step)"):
         assert expected in new, expected
 
 
@@ -678,10 +680,10 @@ def test_contrib_estimator_heads_early_stopping_lookup_tables_and_learn_mode_key
                      'common.canned.heads.regression_head("w", label_dimension=2)',
                      'common.early_stopping.stop_if_no_increase_hook(est, "f1", 100)',
                      "tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(k, v), -1)",
-                     'common.tf1.contrib.index_to_string_table_from_file("vocab.txt")',
-                     "mode == common.training.learn.ModeKeys.INFER",
-                     'common.tf1.contrib.optimize_loss(loss, step, 0.1, "Adam")',
-                     "common.tf1.contrib.conv2d(images, 32, 5)", "common.tf1.rnn_cell.LSTMBlockCell(8)"):
+                     'common.contrib.layers.index_to_string_table_from_file("vocab.txt")',
+                     "mode == common.contrib.learn.ModeKeys.INFER",
+                     'common.contrib.layers.optimize_loss(loss, step, 0.1, "Adam")',
+                     "common.contrib.layers.conv2d(images, 32, 5)", "common.contrib.rnn_cell.LSTMBlockCell(8)"):
         assert expected in new, expected
     assert common.canned.heads.regression_head("w", 2).logits_dimension == 2
 
@@ -699,13 +701,14 @@ def test_contribs_fused_lstm_and_crf_map_however_they_are_imported():
         best = crf.viterbi_decode(scores, params)
         ''')
     assert not [c for c in changes if c.refused]
-    for expected in ("common.tf1.rnn_cell.LSTMBlockFusedCell(8)",
-                     "common.tf1.rnn_cell.TimeReversedFusedRNN(common.tf1.rnn_cell.LSTMBlockFusedCell(8))",
-                     "common.tf1.crf.crf_log_likelihood(logits, tags, lengths)",
-                     "common.tf1.crf.crf_decode(logits, params, lengths)",
-                     "common.tf1.crf.viterbi_decode(scores, params)"):
+    for expected in ("common.contrib.rnn_cell.LSTMBlockFusedCell(8)",
+                     "common.contrib.rnn_cell.TimeReversedFusedRNN(common.contrib.rnn_cell.LSTMBlockFusedCell(8))",
+                     "common.contrib.crf.crf_log_likelihood(logits, tags, lengths)",
+                     "common.contrib.crf.crf_decode(logits, params, lengths)",
+                     "common.contrib.crf.viterbi_decode(scores, params)"):
         assert expected in new, expected
-    assert not [line for line in new.splitlines() if "contrib" in line and not line.startswith("# ")]
+    assert not [line for line in new.splitlines()  # (no tf.contrib left; this project's common.contrib is fine)
+                if "contrib" in line.replace("common.contrib", "") and not line.startswith("# ")]
 
 
 def test_a_contrib_module_bound_to_a_name_is_read_through_it():
@@ -724,12 +727,12 @@ def test_a_contrib_module_bound_to_a_name_is_read_through_it():
             return layers.conv2d
         ''')
     assert not [c for c in changes if c.refused]
-    assert "layers = common.tf1.contrib\n" in new
-    assert "net = common.tf1.contrib.conv2d(x, 8, 3)" in new
-    assert "common.tf1.contrib.fully_connected(common.tf1.contrib.flatten(net), 2, activation_fn=None)" in new
+    assert "layers = common.contrib.layers\n" in new
+    assert "net = common.contrib.layers.conv2d(x, 8, 3)" in new
+    assert "common.contrib.layers.fully_connected(common.contrib.layers.flatten(net), 2, activation_fn=None)" in new
     assert "def shadowed(layers):\n    return layers.conv2d" in new  # a parameter of that name is the caller's
-    import common.tf1.contrib
-    assert callable(common.tf1.contrib.conv2d)
+    import common.contrib.layers
+    assert callable(common.contrib.layers.conv2d)
 
 
 def test_contrib_slim_however_imported_maps_onto_the_tf_slim_package_through_common_tf1_slim():
@@ -750,15 +753,15 @@ def test_contrib_slim_however_imported_maps_onto_the_tf_slim_package_through_com
         v = vgg.vgg_16(x) + layers.flatten(x)
         ''')
     assert not [c for c in changes if c.refused]
-    assert "import common.tf1.slim\n" in new and "import common.tf1.slim.nets" not in new
+    assert "import common.contrib.slim\n" in new and "import common.contrib.slim.nets" not in new
     assert new.splitlines()[-7:] == [
-        "layers = common.tf1.slim",
-        "with common.tf1.slim.arg_scope([common.tf1.slim.conv2d], activation_fn=None):",
-        '    net = common.tf1.slim.conv2d(x, 8, [3, 3], scope="conv1")',
-        "with common.tf1.slim.arg_scope(common.tf1.slim.nets.resnet_v1.resnet_arg_scope()):",
-        "    logits, _ = common.tf1.slim.nets.resnet_v1.resnet_v1_50(net, num_classes=3, is_training=True)",
-        "train_op = common.tf1.slim.learning.create_train_op(loss, opt)",
-        "v = common.tf1.slim.nets.vgg.vgg_16(x) + common.tf1.slim.flatten(x)"]
+        "layers = common.contrib.slim",
+        "with common.contrib.slim.arg_scope([common.contrib.slim.conv2d], activation_fn=None):",
+        '    net = common.contrib.slim.conv2d(x, 8, [3, 3], scope="conv1")',
+        "with common.contrib.slim.arg_scope(common.contrib.slim.nets.resnet_v1.resnet_arg_scope()):",
+        "    logits, _ = common.contrib.slim.nets.resnet_v1.resnet_v1_50(net, num_classes=3, is_training=True)",
+        "train_op = common.contrib.slim.learning.create_train_op(loss, opt)",
+        "v = common.contrib.slim.nets.vgg.vgg_16(x) + common.contrib.slim.flatten(x)"]
     assert sum("removed the import of tensorflow.contrib" in c.message for c in changes) == 5
 
 
@@ -768,9 +771,9 @@ def test_a_file_importing_tf_slim_itself_imports_common_tf1_slim_which_mends_it(
         import tf_slim as slim
         net = slim.batch_norm(x, is_training=True)
         ''')
-    assert new.splitlines()[:4] == ["import common", "import common.tf1.slim", "import tensorflow as tf",
+    assert new.splitlines()[:4] == ["import common", "import common.contrib.slim", "import tensorflow as tf",
                                     "import tf_slim as slim"]
-    assert [c.message for c in changes] == ["added import common", "added import common.tf1.slim"]
+    assert [c.message for c in changes] == ["added import common", "added import common.contrib.slim"]
 
 
 def test_import_meta_graph_is_read_through_the_project_which_names_its_graphless_meta_files():
@@ -792,11 +795,12 @@ def test_contrib_framework_and_training_names_slim_reexported_map_onto_their_hom
         for path in evaluation.checkpoints_iterator(model_dir):
             init = tf.contrib.framework.assign_from_checkpoint_fn(path, tf.contrib.framework.get_variables_to_restore())
         """)
-    assert "with common.tf1.slim.arg_scope([f], padding=\"SAME\"):" in source
-    assert "with common.tf1.slim.arg_scope([g]):" in source
-    assert "y = common.tf1.slim.softmax(x)" in source
+    assert "with common.contrib.slim.arg_scope([f], padding=\"SAME\"):" in source
+    assert "with common.contrib.slim.arg_scope([g]):" in source
+    assert "y = common.contrib.slim.softmax(x)" in source
     assert "for path in tf.compat.v1.train.checkpoints_iterator(model_dir):" in source
-    assert "common.tf1.slim.assign_from_checkpoint_fn(path, common.tf1.slim.get_variables_to_restore())" in source
+    assert ("common.contrib.slim.assign_from_checkpoint_fn(path, common.contrib.slim.get_variables_to_restore())"
+            in source)
     assert "tf.contrib" not in source.replace("# from tensorflow.contrib", "")
 
 
@@ -822,10 +826,10 @@ def test_a_function_that_builds_queue_runner_input_is_marked_and_its_factory_and
         def dataset_input_fn(ds):
             return ds.batch(4)
         ''')
-    assert new.count("@common.tf1.graph_input.input_fn_in_graph\n") == 2
-    assert "    @common.tf1.graph_input.input_fn_in_graph\n    def input_fn():" in new
-    assert "    @staticmethod\n    @common.tf1.graph_input.input_fn_in_graph\n    def batches(queue):" in new
-    assert "import common.tf1.graph_input\n" in new
+    assert new.count("@common.adapters.graph_input.input_fn_in_graph\n") == 2
+    assert "    @common.adapters.graph_input.input_fn_in_graph\n    def input_fn():" in new
+    assert "    @staticmethod\n    @common.adapters.graph_input.input_fn_in_graph\n    def batches(queue):" in new
+    assert "import common.adapters.graph_input\n" in new
     assert len([c for c in changes if "marked a function that builds queue-runner input" in c.message]) == 2
     again, _ = upgrade(new)  # upgrading the upgraded file marks nothing twice
     assert again.count("input_fn_in_graph\n") == 2
@@ -844,6 +848,6 @@ def test_contrib_learns_run_config_module_maps_so_its_import_goes():
                 return whitelist or run_config._DEFAULT_UID_WHITE_LIST
         ''')
     assert not [c for c in changes if c.refused]
-    assert "class RunConfig(common.training.learn.RunConfig):" in new
-    assert "return whitelist or common.training.learn.DEFAULT_UID_WHITE_LIST" in new
+    assert "class RunConfig(common.contrib.learn.RunConfig):" in new
+    assert "return whitelist or common.contrib.learn.DEFAULT_UID_WHITE_LIST" in new
     assert "# from tensorflow.contrib.learn.python.learn import run_config" in new
