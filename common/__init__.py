@@ -7,16 +7,19 @@ the packages below.
 `import common` imports nothing of TensorFlow and changes nothing: each
 public name is imported from its module when it is first used, so
 `python -m common.upgrade --help` starts in a moment, and a program's
-TensorFlow stays as TensorFlow left it. The one thing the import does is
-let the module paths of earlier versions (`import common.tf1.crf`, written
-by earlier upgrades) find where those modules live now
-(common.upgrade.earlier_paths).
+TensorFlow stays as TensorFlow left it. The import checks the installed
+TensorFlow and Keras against the tested range, from their package metadata
+(common.internals.versions), and lets the module paths of earlier versions
+(`import common.tf1.crf`, written by earlier upgrades) find where those
+modules live now (common.upgrade.earlier_paths).
 """
 
 import importlib
 
+from common.internals import versions
 from common.upgrade import earlier_paths
 
+versions.check()  # a Keras too old for the private state this project reads is refused here, in one line
 earlier_paths.install()
 
 # public name -> the module that defines it

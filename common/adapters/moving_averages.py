@@ -26,12 +26,13 @@ import contextlib
 import functools
 
 import tensorflow as tf
-from tensorflow.python.training import moving_averages
 
+from common.internals import tensorflow_internals
 from common.internals.scoped_patches import ScopedPatch, all_active
 from common.variables import registry
 
-_TENSORFLOW_APPLY = moving_averages.ExponentialMovingAverage.apply
+_EMA = tf.compat.v1.train.ExponentialMovingAverage  # (TensorFlow's class, which tf.train names too)
+_TENSORFLOW_APPLY = _EMA.apply
 
 
 @functools.wraps(_TENSORFLOW_APPLY)
@@ -51,26 +52,26 @@ def _averaged(ema, variables):
     Keras 3 does not make unique)."""
     active = registry.active_registry()
     for variable in variables:
-        if variable.ref() not in ema._averages:
+        if variable.ref() not in tensorflow_internals.averages_of(ema):
             name = f"{active.name_of(variable) or variable.name.split(':')[0]}/{ema.name}"
             with tf.init_scope():
-                ema._averages[variable.ref()] = tf.compat.v1.get_variable(
+                tensorflow_internals.averages_of(ema)[variable.ref()] = tf.compat.v1.get_variable(
                     name, initializer=variable.read_value(), trainable=False)
             tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.MOVING_AVERAGE_VARIABLES, variable)
     return _TENSORFLOW_APPLY(ema, variables)
 
 
-@functools.wraps(moving_averages.ExponentialMovingAverage.average_name)
+@functools.wraps(_EMA.average_name)
 def _average_name(self, var):
     """In model_fn, "<the variable's name here>/<ema.name>", as _averaged names it."""
     var = registry.tf_variable(var)
     name = registry.active_registry().name_of(var) if registry.running_model_fn() else None
-    if name is None or var.ref() in self._averages:
+    if name is None or var.ref() in tensorflow_internals.averages_of(self):
         return _TENSORFLOW_AVERAGE_NAME(self, var)
     return f"{name}/{self.name}"
 
 
-@functools.wraps(moving_averages.ExponentialMovingAverage.variables_to_restore)
+@functools.wraps(_EMA.variables_to_restore)
 def _variables_to_restore(self, moving_avg_variables=None):
     """TensorFlow's, a Keras layer's variable read as the tf.Variable it holds (which TensorFlow's can key)."""
     if moving_avg_variables is not None:
@@ -78,9 +79,9 @@ def _variables_to_restore(self, moving_avg_variables=None):
     return _TENSORFLOW_VARIABLES_TO_RESTORE(self, moving_avg_variables)
 
 
-_TENSORFLOW_AVERAGE_NAME = moving_averages.ExponentialMovingAverage.average_name
-_TENSORFLOW_VARIABLES_TO_RESTORE = moving_averages.ExponentialMovingAverage.variables_to_restore
-_PATCHES = [ScopedPatch(moving_averages.ExponentialMovingAverage, name, replacement) for name, replacement in (
+_TENSORFLOW_AVERAGE_NAME = _EMA.average_name
+_TENSORFLOW_VARIABLES_TO_RESTORE = _EMA.variables_to_restore
+_PATCHES = [ScopedPatch(_EMA, name, replacement) for name, replacement in (
     ("apply", _apply), ("average_name", _average_name), ("variables_to_restore", _variables_to_restore))]
 
 

@@ -14,9 +14,8 @@ import contextlib
 import contextvars
 
 import tensorflow as tf
-from tensorflow.core.framework import summary_pb2
-from tensorflow.python.ops import summary_ops_v2
 
+from common.internals import tensorflow_internals
 from common.internals.scoped_patches import ScopedPatch, all_active
 from common.variables import registry
 
@@ -36,11 +35,11 @@ def _write_in_model_fn(tag, tensor, step=None, metadata=None, name=None):
     plugin metadata kept: a histogram's buckets, an image's PNGs), which the SummarySaverHook writes. `step`
     is the global step it is written at."""
     scope = _MODEL_FN_SCOPE.get()
-    if scope is None or summary_ops_v2.has_default_writer():
+    if scope is None or tensorflow_internals.has_default_writer():
         return _TF2_WRITE(tag, tensor, step, metadata, name)
     value = tf.convert_to_tensor(tensor() if callable(tensor) else tensor)
     if isinstance(metadata, bytes):
-        metadata = summary_pb2.SummaryMetadata.FromString(metadata)
+        metadata = tf.compat.v1.SummaryMetadata.FromString(metadata)
     plugin = metadata.plugin_data.plugin_name if metadata is not None else ""
     if plugin == "scalars" and value.shape.rank == 0:
         record_scalar(tag[len(scope) + 1:] if scope and tag.startswith(scope + "/") else tag, value)

@@ -9,12 +9,24 @@ variable names), `model_fns` (the model_fn over networks and a head),
 `optimizers` (an optimizer given by name, instance or callable).
 """
 
-from common.canned.estimators import (BaselineClassifier, BaselineEstimator, BaselineRegressor,  # noqa: F401
-                                      BoostedTreesClassifier, BoostedTreesEstimator, BoostedTreesRegressor,
-                                      DNNClassifier, DNNEstimator, DNNLinearCombinedClassifier,
-                                      DNNLinearCombinedEstimator, DNNLinearCombinedRegressor, DNNRegressor,
-                                      LinearClassifier, LinearEstimator, LinearRegressor,
+from common.canned.estimators import (  # noqa: F401
+                                      BaselineClassifier,
+                                      BaselineEstimator,
+                                      BaselineRegressor,
+                                      BoostedTreesClassifier,
+                                      BoostedTreesEstimator,
+                                      BoostedTreesRegressor,
+                                      DNNClassifier,
+                                      DNNEstimator,
+                                      DNNLinearCombinedClassifier,
+                                      DNNLinearCombinedEstimator,
+                                      DNNLinearCombinedRegressor,
+                                      DNNRegressor,
+                                      LinearClassifier,
+                                      LinearEstimator,
+                                      LinearRegressor,
                                       boosted_trees_classifier_train_in_memory,
-                                      boosted_trees_regressor_train_in_memory)
+                                      boosted_trees_regressor_train_in_memory,
+)
 from common.canned.heads import BinaryClassHead, MultiClassHead, RegressionHead  # noqa: F401
 from common.canned.multi_label_head import MultiLabelHead  # noqa: F401

@@ -17,7 +17,10 @@ vocabulary file) gets TensorFlow's own layers: these return None then.
 """
 
 import tensorflow as tf
-from tensorflow.python.feature_column import feature_column_v2 as columns_lib
+
+from common.internals import tensorflow_internals
+
+columns_lib = tensorflow_internals.feature_columns
 
 
 def input_layer(features, feature_columns):

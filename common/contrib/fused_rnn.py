@@ -10,10 +10,11 @@ numbers are contrib's (which equal TF1's LSTMCell of the same weights).
 """
 
 import tensorflow as tf
-from tensorflow.python.keras.engine import input_spec
-from tensorflow.python.keras.legacy_tf_layers import base as _tf1_layers
-from tensorflow.python.ops import rnn_cell_impl as _tf1_cells
-from tensorflow.python.ops import rnn_grad  # noqa: F401 (registers BlockLSTM's gradient)
+
+from common.internals import tensorflow_internals
+
+_TF1_LAYER, _INPUT_SPEC = tensorflow_internals.tf1_layer_base()
+_tf1_cells = tensorflow_internals.tf1_cells()
 
 NO_CLIP = -1.0  # BlockLSTM's own default clips the cell at 3; contrib passed -1 unless asked
 
@@ -23,7 +24,7 @@ def _dimension(tensor, axis):
     return static if static is not None else tf.shape(tensor)[axis]
 
 
-class LSTMBlockFusedCell(_tf1_layers.Layer):
+class LSTMBlockFusedCell(_TF1_LAYER):
     """contrib.rnn.LSTMBlockFusedCell: the whole sequence in one BlockLSTM op (gates i, j, f, o as LSTMCell's)."""
 
     def __init__(self, num_units, forget_bias=1.0, cell_clip=None, use_peephole=False, reuse=None, dtype=None,
@@ -33,7 +34,7 @@ class LSTMBlockFusedCell(_tf1_layers.Layer):
         self._forget_bias = forget_bias
         self._cell_clip = NO_CLIP if cell_clip is None else cell_clip
         self._use_peephole = use_peephole
-        self.input_spec = input_spec.InputSpec(ndim=3)
+        self.input_spec = _INPUT_SPEC(ndim=3)
 
     @property
     def num_units(self):

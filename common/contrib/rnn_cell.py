@@ -13,9 +13,11 @@ contrib's stacked bidirectional networks, which TensorFlow dropped, are here, an
 """
 
 import tensorflow as tf
-from tensorflow.python.ops import rnn_cell_impl as _tf1_cells
 
 from common.contrib import fused_rnn
+from common.internals import tensorflow_internals
+
+_tf1_cells = tensorflow_internals.tf1_cells()
 
 RNNCell = _tf1_cells.RNNCell
 LayerRNNCell = _tf1_cells.LayerRNNCell

@@ -17,6 +17,7 @@ from typing import Callable
 
 import tensorflow as tf
 
+from common.internals import tensorflow_internals
 from common.spec.model_fn import ModeKeys, call_with_wanted_args
 
 
@@ -122,7 +123,7 @@ def steady_autotuning(dataset):
 
 def _ends_in_prefetch(dataset):
     while type(dataset).__name__ == "_OptionsDataset":  # (with_options wraps without a transformation)
-        dataset = dataset._input_dataset  # noqa: SLF001 -- tf.data exposes no public way to walk a pipeline
+        dataset = tensorflow_internals.input_dataset(dataset)  # (tf.data has no public walk of a pipeline)
     return type(dataset).__name__ == "_PrefetchDataset"
 
 

@@ -13,10 +13,9 @@ from typing import Dict
 import tensorflow as tf
 from google.protobuf import text_format
 from tensorflow.compat.v1 import logging
-from tensorflow.core.protobuf import saved_model_pb2
-from tensorflow.python.trackable import resource as tf_resources
 
 from common.export.receivers import DEFAULT_SIGNATURE
+from common.internals import tensorflow_internals
 from common.spec import export_outputs
 from common.state import model_dir_lock
 
@@ -81,8 +80,8 @@ def resources_made():
     """Yields a list that collects the resources (lookup tables: a feature column's vocabulary, a label
     table) made inside, for the exported module to track: a SavedModel refuses a function that captures
     an untracked one. TensorFlow's public API has no resource tracker; tf.saved_model's own is used."""
-    tracker = tf_resources.ResourceTracker()
-    with tf_resources.resource_tracker_scope(tracker):
+    tracker = tensorflow_internals.ResourceTracker()
+    with tensorflow_internals.resource_tracker_scope(tracker):
         yield tracker.resources
 
 
@@ -123,7 +122,7 @@ def _set_method_names(export_dir, methods):
     """Rewrites the method name of each signature in `methods` (TF2's writer
     gives every signature the predict method)."""
     path = os.path.join(export_dir, "saved_model.pb")
-    saved_model = saved_model_pb2.SavedModel()
+    saved_model = tensorflow_internals.SavedModel()
     with tf.io.gfile.GFile(path, "rb") as f:
         saved_model.ParseFromString(f.read())
     for meta_graph in saved_model.meta_graphs:
@@ -178,7 +177,7 @@ def _rewrite_as_text(export_dir):
     """Replaces saved_model.pb by saved_model.pbtxt, the text form tf.estimator wrote with as_text=True (the
     SavedModel loaders read either)."""
     path = os.path.join(export_dir, "saved_model.pb")
-    saved_model = saved_model_pb2.SavedModel()
+    saved_model = tensorflow_internals.SavedModel()
     with tf.io.gfile.GFile(path, "rb") as f:
         saved_model.ParseFromString(f.read())
     with tf.io.gfile.GFile(os.path.join(export_dir, "saved_model.pbtxt"), "w") as f:

@@ -13,9 +13,11 @@ a model's symbolic first call (its output shapes, traced in a scratch graph
 that is then dropped) from its real one, or (i) make its variables hash and
 compare by identity while TF1 code runs (common.tf1_runtime.tf1_graph).
 Each is done here, on keras.src.backend.common.global_state (and (g) on the
-optimizer's `_learning_rate`), so a Keras that moves it breaks this module
-only; what replaces a Keras attribute does so only while a model_fn call
-runs (common.internals.scoped_patches).
+optimizer's `_learning_rate`), each private name read through
+common.internals.versions: a Keras that moves one fails at this module's
+import, in one line naming the name and the version; what replaces a Keras
+attribute does so only while a model_fn call runs
+(common.internals.scoped_patches).
 """
 
 import collections
@@ -24,20 +26,30 @@ import contextvars
 import functools
 
 import keras
-from keras.src.backend.common import global_state
-
+from common.internals import versions
 from common.internals.scoped_patches import ScopedPatch, all_active
+
+_KERAS = "Keras"
+_GLOBAL_STATE = versions.private_module("keras.src.backend.common.global_state", _KERAS)
+_get = versions.private(_GLOBAL_STATE, "get_global_attribute", _KERAS)  # Keras's per-thread global state
+_set = versions.private(_GLOBAL_STATE, "set_global_attribute", _KERAS)
+_TF_VARIABLE = versions.private(versions.private_module("keras.src.backend.tensorflow.core", _KERAS), "Variable",
+                                _KERAS)
+_OPTIMIZERS = versions.private_module("keras.src.optimizers", _KERAS)
+_BASE_OPTIMIZER = next((cls for cls in keras.optimizers.Optimizer.__mro__ if cls.__name__ == "BaseOptimizer"), None)
+if _BASE_OPTIMIZER is None:
+    versions.private(keras.optimizers.Optimizer, "BaseOptimizer", _KERAS)  # (raises, naming it)
 
 
 @contextlib.contextmanager
 def fresh_object_names():
     """Layers made inside get default names as in a new process ("dense", not "dense_7")."""
-    saved = global_state.get_global_attribute("object_name_uids")
-    global_state.set_global_attribute("object_name_uids", collections.defaultdict(int))
+    saved = _get("object_name_uids")
+    _set("object_name_uids", collections.defaultdict(int))
     try:
         yield
     finally:
-        global_state.set_global_attribute("object_name_uids", saved)
+        _set("object_name_uids", saved)
 
 
 _IDENTITY = {"__eq__": lambda self, other: self is other, "__ne__": lambda self, other: self is not other,
@@ -55,30 +67,30 @@ def variables_by_identity():
 
 def in_symbolic_call():
     """Whether Keras is tracing a call for its output shapes (compute_output_spec's scratch graph)."""
-    return global_state.get_global_attribute("symbolic_scope") is not None
+    return _get("symbolic_scope") is not None
 
 
 def name_scope_stack():
     """The Keras name scopes open now, outermost first (each has .name, .caller, .override_parent)."""
-    return global_state.get_global_attribute("name_scope_stack") or []
+    return _get("name_scope_stack") or []
 
 
 @contextlib.contextmanager
 def outside_stateless_scope():
     """Variables made inside are made now, not deferred by an enclosing StatelessScope."""
-    stateless = global_state.get_global_attribute("stateless_scope")
-    global_state.set_global_attribute("stateless_scope", None)
+    stateless = _get("stateless_scope")
+    _set("stateless_scope", None)
     try:
         yield
     finally:
-        global_state.set_global_attribute("stateless_scope", stateless)
+        _set("stateless_scope", stateless)
 
 
 def forget_uninitialized(variables):
     """Drops `variables` from the deferred variables Keras waits to initialize."""
     made = {id(v) for v in variables}
-    waiting = global_state.get_global_attribute("uninitialized_variables") or []
-    global_state.set_global_attribute("uninitialized_variables", [v for v in waiting if id(v) not in made])
+    waiting = _get("uninitialized_variables") or []
+    _set("uninitialized_variables", [v for v in waiting if id(v) not in made])
 
 
 def _optimizers_made_outside_stateless_scopes():
@@ -86,13 +98,12 @@ def _optimizers_made_outside_stateless_scopes():
     callable, as initializer: "You are attempting to create a variable while in a stateless scope"), and a
     train tower runs model_fn in one; TF 2.x model_fns make their optimizer there. So, in model_fn, every
     optimizer is constructed outside the scope (nothing of an optimizer's construction is a tower's state)."""
-    base = next(cls for cls in keras.optimizers.Optimizer.__mro__ if cls.__name__ == "BaseOptimizer")
-    construct = base.__init__
+    construct = _BASE_OPTIMIZER.__init__
 
     def __init__(self, *args, **kwargs):
         with outside_stateless_scope():
             construct(self, *args, **kwargs)
-    return ScopedPatch(base, "__init__", functools.wraps(construct)(__init__))
+    return ScopedPatch(_BASE_OPTIMIZER, "__init__", functools.wraps(construct)(__init__))
 
 
 _INITIALIZING_PATH = contextvars.ContextVar("common_keras_initializing_path", default=None)
@@ -108,8 +119,7 @@ def _deferred_initializations_named():
     output shapes) and Keras makes their variables when that scope exits, outside the layers' name scopes:
     the name scope then says "net/kernel" where the variable's path is "net/dense/kernel". So, in model_fn,
     the path is announced while Keras makes it."""
-    from keras.src.backend.tensorflow.core import Variable
-    initialize = Variable._deferred_initialize
+    initialize = versions.private(_TF_VARIABLE, "_deferred_initialize", _KERAS)
 
     def _deferred_initialize(self):
         token = _INITIALIZING_PATH.set(self.path)
@@ -117,7 +127,7 @@ def _deferred_initializations_named():
             initialize(self)
         finally:
             _INITIALIZING_PATH.reset(token)
-    return ScopedPatch(Variable, "_deferred_initialize", functools.wraps(initialize)(_deferred_initialize))
+    return ScopedPatch(_TF_VARIABLE, "_deferred_initialize", functools.wraps(initialize)(_deferred_initialize))
 
 
 _MODEL_FN_PATCHES = [_optimizers_made_outside_stateless_scopes(), _deferred_initializations_named()]
@@ -133,13 +143,11 @@ def accept_in_compile(kind, wrap):
     """Makes Keras's compile() take an optimizer of `kind` (a class), wrapped by `wrap`, as Keras 2's took a
     TF1 optimizer (wrapping it in its TFOptimizer). compile() reads keras.src.optimizers.get at each call;
     Keras's public API has no registry of optimizer kinds to add one to."""
-    from keras.src import optimizers
-
-    plain_get = optimizers.get
+    plain_get = versions.private(_OPTIMIZERS, "get", _KERAS)
 
     def get(identifier):
         return wrap(identifier) if isinstance(identifier, kind) else plain_get(identifier)
-    optimizers.get = get
+    _OPTIMIZERS.get = get
 
 
 def learning_rate_variable(optimizer):

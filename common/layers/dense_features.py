@@ -14,7 +14,9 @@ import re
 import keras
 import tensorflow as tf
 
-_DENSE_COLUMN = tf.__internal__.feature_column.DenseColumn
+from common.internals import tensorflow_internals
+
+_DENSE_COLUMN = tensorflow_internals.DenseColumn
 
 
 def _scope_name(column_name):
@@ -89,7 +91,7 @@ class FeaturesLayer(keras.layers.Layer):
     def _cache(self, features):
         if not isinstance(features, dict):
             raise ValueError(f"{type(self).__name__} takes a dict of features, got {type(features).__name__}")
-        return tf.__internal__.feature_column.FeatureTransformationCache(features)
+        return tensorflow_internals.FeatureTransformationCache(features)
 
 
 class DenseFeatures(FeaturesLayer):

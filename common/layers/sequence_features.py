@@ -9,9 +9,10 @@ embedding weights under `sequence_features/<column>/embedding_weights`.
 
 import tensorflow as tf
 
+from common.internals import tensorflow_internals
 from common.layers.dense_features import FeaturesLayer
 
-_SEQUENCE_DENSE_COLUMN = tf.__internal__.feature_column.SequenceDenseColumn
+_SEQUENCE_DENSE_COLUMN = tensorflow_internals.SequenceDenseColumn
 
 
 class SequenceFeatures(FeaturesLayer):

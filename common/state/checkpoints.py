@@ -27,6 +27,7 @@ import re
 
 import tensorflow as tf
 
+from common.internals import tensorflow_internals
 from common.state import tf_estimator_names
 
 CHECKPOINT_NAME = "model.ckpt"
@@ -131,20 +132,20 @@ class Slices:
     its whole name; its parts, which live apart, each assign and save their slice of it."""
 
     def __init__(self, parts):
-        self.parts = sorted(parts, key=lambda part: part._save_slice_info.var_offset)
-        self.shape = tf.TensorShape(self.parts[0]._save_slice_info.full_shape)
+        self.parts = sorted(parts, key=lambda part: tensorflow_internals.save_slice_info(part).var_offset)
+        self.shape = tf.TensorShape(tensorflow_internals.save_slice_info(self.parts[0]).full_shape)
         self.dtype = self.parts[0].dtype
         self.trainable = self.parts[0].trainable
 
     def assign(self, value):
         for part in self.parts:
-            info = part._save_slice_info
+            info = tensorflow_internals.save_slice_info(part)
             part.assign(tf.slice(value, info.var_offset, info.var_shape))
 
 
 def saved_name(name, variable):
     """The name the checkpoints hold `variable` under: its own, or a part's whole variable's."""
-    info = getattr(variable, "_save_slice_info", None)
+    info = tensorflow_internals.save_slice_info(variable)
     return name if info is None else info.full_name
 
 
@@ -158,7 +159,7 @@ def saved_form(variables):
     whole name, every other variable as itself."""
     found, parts = {}, {}
     for name, variable in variables.items():
-        if getattr(variable, "_save_slice_info", None) is None:
+        if tensorflow_internals.save_slice_info(variable) is None:
             found[name] = variable
         else:
             parts.setdefault(saved_name(name, variable), []).append(variable)

@@ -16,7 +16,8 @@ import functools
 import re
 
 import tensorflow as tf
-from tensorflow.core.framework import variable_pb2
+
+from common.internals import tensorflow_internals
 
 # The version of the graphless `.meta` this project wrote before (model dirs keep them).
 GRAPHLESS_VERSION = ("no graph: written by common (tf.estimator on TensorFlow 2); the checkpoint beside it "
@@ -53,7 +54,7 @@ def _meta_graph(specs):
         _node(graph, op, "VariableV2", dtype=dtype, shape=tf.TensorShape(shape).as_proto())
         assign = _node(graph, names.unique(f"{op}/Assign"), "Assign", [op, zeros], T=dtype)
         read = _node(graph, names.unique(f"{op}/read"), "Identity", [op], T=dtype)
-        variable_def = variable_pb2.VariableDef(variable_name=f"{op}:0", initializer_name=assign,
+        variable_def = tensorflow_internals.VariableDef(variable_name=f"{op}:0", initializer_name=assign,
                                                 snapshot_name=f"{read}:0", initial_value_name=f"{zeros}:0",
                                                 trainable=trainable).SerializeToString()
         for collection in ("variables",) + (("trainable_variables",) if trainable else ()) + (

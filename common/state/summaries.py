@@ -6,27 +6,27 @@ protos with `simple_value`, which `tensorboard --logdir=model_dir` reads
 and which scripts that read event files with `simple_value` still find.
 """
 
+import os
 import struct
 import time
 
 import tensorflow as tf
 from google.protobuf import message, struct_pb2
 from tensorflow.compat.v1 import logging
-from tensorflow.core.framework import summary_pb2
 
 HPARAMS_TAG = "_hparams_/session_start_info"  # where TensorBoard's HParams plugin looks
 
 
 def write_scalars(writer, step, scalars):
     """Writes {tag: number} at `step` to a tf.summary writer and flushes it."""
-    summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, simple_value=float(value))
+    summary = tf.compat.v1.Summary(value=[tf.compat.v1.Summary.Value(tag=tag, simple_value=float(value))
                                          for tag, value in scalars.items()])
     _write(writer, step, summary)
 
 
 def write_text(writer, step, tag, text):
     """Writes one string tensor summary, as tf.estimator named an evaluation's checkpoint_path."""
-    summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(
+    summary = tf.compat.v1.Summary(value=[tf.compat.v1.Summary.Value(
         tag=tag, tensor=tf.make_tensor_proto(text, dtype=tf.string))])
     _write(writer, step, summary)
 
@@ -34,7 +34,7 @@ def write_text(writer, step, tag, text):
 def write_serialized(writer, step, serialized, scope=""):
     """Writes a serialized Summary proto (what a TF1 summary op computes) at `step`, its tags without the
     name scope `scope` (a tower's) that TF1's single graph did not have."""
-    summary = summary_pb2.Summary.FromString(bytes(serialized))
+    summary = tf.compat.v1.Summary.FromString(bytes(serialized))
     for value in summary.value:
         if scope and value.tag.startswith(scope + "/"):
             value.tag = value.tag[len(scope) + 1:]
@@ -47,10 +47,17 @@ def _write(writer, step, summary):
     writer.flush()
 
 
+def written_order(path):
+    """The sort key that orders event files as they were written: TensorFlow names them
+    events.out.tfevents.<seconds>.<host>.<pid>.<n>.v2, <n> counting the writers of a process, so within one
+    second ".11." follows ".9.", which sorting the names as text reverses."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in os.path.basename(path).split(".")]
+
+
 def read_scalars(event_dir):
     """{tag: [(step, value), ...]} from every event file in `event_dir`."""
     found = {}
-    for path in sorted(tf.io.gfile.glob(f"{event_dir}/events.out.tfevents.*")):
+    for path in sorted(tf.io.gfile.glob(f"{event_dir}/events.out.tfevents.*"), key=written_order):
         for tag, points in read_event_file(path).items():
             found.setdefault(tag, []).extend(points)
     return found
@@ -60,7 +67,7 @@ def metrics_by_step(paths):
     """{global step: {tag: number}} of the numbers in the event files `paths`, by step
     (string summaries, such as an evaluation's checkpoint_path, left out)."""
     by_step = {}
-    for path in sorted(paths):
+    for path in sorted(paths, key=written_order):
         for tag, points in read_event_file(path).items():
             for step, value in points:
                 if isinstance(value, (int, float)):
@@ -71,14 +78,12 @@ def metrics_by_step(paths):
 def read_event_file(path):
     """{tag: [(step, value), ...]} of one event file's scalar summaries (a string summary's value is bytes;
     histograms, images and other many-valued summaries are left out)."""
-    from tensorflow.core.util import event_pb2
-
     found, read = {}, 0
     records = iter(tf.data.TFRecordDataset(path))
     while True:
         try:
             record = next(records)
-            event = event_pb2.Event.FromString(record.numpy())
+            event = tf.compat.v1.Event.FromString(record.numpy())
         except StopIteration:
             return found
         except (tf.errors.DataLossError, message.DecodeError) as error:  # cut short, or garbage
@@ -115,9 +120,9 @@ def write_hparams(writer, hparams, start_time_secs=None):
     start = time.time() if start_time_secs is None else start_time_secs
     session_start_info = entries + _key(5, 1) + struct.pack("<d", start)  # double start_time_secs = 5
     plugin_data = _field(3, session_start_info)  # HParamsPluginData.session_start_info = 3 (version 0)
-    metadata = summary_pb2.SummaryMetadata(
-        plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="hparams", content=plugin_data))
-    summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(
+    metadata = tf.compat.v1.SummaryMetadata(
+        plugin_data=tf.compat.v1.SummaryMetadata.PluginData(plugin_name="hparams", content=plugin_data))
+    summary = tf.compat.v1.Summary(value=[tf.compat.v1.Summary.Value(
         tag=HPARAMS_TAG, metadata=metadata, tensor=tf.make_tensor_proto(0.0))])
     _write(writer, 0, summary)
 

@@ -7,8 +7,14 @@ from typing import Mapping, Optional
 import tensorflow as tf
 from tensorflow.compat.v1 import logging
 
-from common.state.checkpoints import (CheckpointMismatchError, describe, missing_and_reshaped, read_values, resolve,
-                                      variable_shapes)
+from common.state.checkpoints import (
+    CheckpointMismatchError,
+    describe,
+    missing_and_reshaped,
+    read_values,
+    resolve,
+    variable_shapes,
+)
 
 
 @dataclasses.dataclass

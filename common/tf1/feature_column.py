@@ -21,7 +21,10 @@ read them: one "<keys>_shared_embedding" variable for all of them.
 """
 
 import tensorflow as tf
-from tensorflow.python.feature_column import feature_column_v2 as _columns
+
+from common.internals import tensorflow_internals
+
+_columns = tensorflow_internals.feature_columns
 
 # The classes TF 2's column functions return (the upgrade's TF1_COLUMN_CLASSES maps TF1's private names here)
 NumericColumn = _columns.NumericColumn

@@ -18,10 +18,10 @@ import inspect
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.python.ops import variable_scope as tf1_scopes
-from tensorflow.python.ops import variables as tf1_variables
 
-PartitionedVariable = tf1_variables.PartitionedVariable
+from common.internals import tensorflow_internals
+
+PartitionedVariable = tensorflow_internals.PartitionedVariable
 TF1_MIN_SLICE_BYTES = 64 << 20  # the premade estimators' default: a part holds at least 64 MiB
 
 
@@ -99,21 +99,21 @@ def part_initializer(initializer, full_shape, offset, part_shape):
         takes_partition = False
     if not takes_partition:
         return initializer
-    info = tf1_scopes._PartitionInfo(full_shape=tf.TensorShape(full_shape).as_list(), var_offset=offset)
+    info = tensorflow_internals.PartitionInfo(full_shape=tf.TensorShape(full_shape).as_list(), var_offset=offset)
     return lambda shape, dtype=None, **kwargs: initializer(shape, dtype=dtype, partition_info=info)
 
 
 def mark_part(part, full_name, full_shape, offset):
     """Records the part's slice of the whole variable, which the checkpoints hold under `full_name`."""
-    part._save_slice_info = tf1_variables.Variable.SaveSliceInfo(
+    tensorflow_internals.set_save_slice_info(part, tensorflow_internals.SaveSliceInfo(
         full_name=full_name, full_shape=tf.TensorShape(full_shape).as_list(), var_offset=list(offset),
-        var_shape=part.shape.as_list())
+        var_shape=part.shape.as_list()))
 
 
 def mark_slot(slot, primary, slot_name):
     """A TF1 optimizer's slot of a part ("<name>/part_<i>/Adagrad") is that part of the whole variable's slot
     ("<name>/Adagrad"), as TF1's slot creator recorded it."""
-    info = getattr(primary, "_save_slice_info", None)
+    info = tensorflow_internals.save_slice_info(primary)
     if info is not None and slot.shape == primary.shape:
         mark_part(slot, f"{info.full_name}/{slot_name.rsplit('/', 1)[-1]}", info.full_shape, info.var_offset)
 

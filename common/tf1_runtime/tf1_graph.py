@@ -21,12 +21,10 @@ It makes each variable with tf.Variable under the full name TF1 gives it
 name, serves it to every later call, and checkpoints it under it.
 
 TensorFlow's public API cannot install a variable store or name the
-collections the store and the scope counts live in
-(tensorflow.python.ops.variable_scope's _VARSTORE_KEY and
-_VARSCOPESTORE_KEY), nor read whether tensor equality is on
-(tf.Tensor._USE_EQUALITY), nor give an eager variable the `op` TF1 code reads
-its name from (`var.op.name`, where TensorFlow raises); the first two are read
-here, the others are common.internals.tensorflow_internals', set only while a
+collections the store and the scope counts live in, nor make tensors compare
+by identity for a while, nor give an eager variable the `op` TF1 code reads
+its name from (`var.op.name`, where TensorFlow raises): those private names
+are common.internals.tensorflow_internals', the last two set only while a
 call of model_fn or a TF1 hook's method runs.
 """
 
@@ -36,17 +34,17 @@ import dataclasses
 from typing import Optional
 
 import tensorflow as tf
-from tensorflow.python.ops import variable_scope as tf1_scopes
 
 from common.internals import keras_internals, tensorflow_internals
 from common.tf1_runtime import caller, partitioned
 
 GraphKeys = tf.compat.v1.GraphKeys
 # What a fresh TF1 graph held nothing of; the first two are TF1's variable store and scope counts.
-FRESH_COLLECTIONS = (tf1_scopes._VARSTORE_KEY, tf1_scopes._VARSCOPESTORE_KEY, GraphKeys.GLOBAL_VARIABLES,
-                     GraphKeys.LOCAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.MODEL_VARIABLES,
-                     GraphKeys.METRIC_VARIABLES, GraphKeys.REGULARIZATION_LOSSES, GraphKeys.UPDATE_OPS,
-                     GraphKeys.SUMMARIES, GraphKeys.LOSSES, GraphKeys.GLOBAL_STEP, GraphKeys.MOVING_AVERAGE_VARIABLES)
+FRESH_COLLECTIONS = (tensorflow_internals.VARSTORE_KEY, tensorflow_internals.VARSCOPESTORE_KEY,
+                     GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES,
+                     GraphKeys.MODEL_VARIABLES, GraphKeys.METRIC_VARIABLES, GraphKeys.REGULARIZATION_LOSSES,
+                     GraphKeys.UPDATE_OPS, GraphKeys.SUMMARIES, GraphKeys.LOSSES, GraphKeys.GLOBAL_STEP,
+                     GraphKeys.MOVING_AVERAGE_VARIABLES)
 
 # The collections of variables a TF1 graph held when model_fn had run (model_graph gives hooks them).
 VARIABLE_COLLECTIONS = (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.MODEL_VARIABLES,
@@ -212,7 +210,8 @@ def fresh_graph(global_step, made=None):
     which TF 2's element-wise == and unhashable tensors inside a tf.function
     would break."""
     store = Tf1VariableStore(made)
-    held = {tf1_scopes._VARSTORE_KEY: [store], GraphKeys.GLOBAL_STEP: [] if global_step is None else [global_step]}
+    held = {tensorflow_internals.VARSTORE_KEY: [store],
+            GraphKeys.GLOBAL_STEP: [] if global_step is None else [global_step]}
     with _collections_holding(tf.compat.v1.get_default_graph(), FRESH_COLLECTIONS, held):
         yield store
 
@@ -261,7 +260,7 @@ def variable_name(variable):
 
 def active_store():
     """The Tf1VariableStore of the model_fn call running now (get_variable's), or None."""
-    found = tf.compat.v1.get_collection(tf1_scopes._VARSTORE_KEY)
+    found = tf.compat.v1.get_collection(tensorflow_internals.VARSTORE_KEY)
     return found[0] if found and isinstance(found[0], Tf1VariableStore) else None
 
 

@@ -93,3 +93,12 @@ def test_user_codes_tf2_summaries_write_events_as_on_tf215_because_tensorboard_i
     (path,) = [os.path.join(tmp_path, name) for name in os.listdir(tmp_path)]
     tags = {(v.tag, e.step) for e in tf.compat.v1.train.summary_iterator(path) for v in e.summary.value}
     assert tags == {("accuracy", 3), ("weights", 3)}
+
+
+def test_event_files_are_read_in_the_order_they_were_written_not_as_text():
+    """TensorFlow counts a process's writers in the file name: within one second the 11th writer's file
+    (".11.v2") was written after the 9th's (".9.v2"), which sorting the names as text reverses."""
+    names = [f"/m/events.out.tfevents.1700000000.host.42.{n}.v2" for n in (11, 9, 10)]
+    assert sorted(names, key=summaries.written_order) == [names[1], names[2], names[0]]
+    later_second = "/m/events.out.tfevents.1700000001.host.42.1.v2"
+    assert sorted([later_second] + names, key=summaries.written_order)[-1] == later_second
