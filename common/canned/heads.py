@@ -358,13 +358,11 @@ class RegressionHead(Head):
                 "label/mean": metrics.mean(labels, weights)}
 
     def _export_outputs(self, predictions):
-        outputs = {PREDICT_KEY: PredictOutput(predictions)}
-        if self.logits_dimension == 1:
-            regression = RegressionOutput(predictions["predictions"])
-            outputs.update({DEFAULT_SERVING_KEY: regression, REGRESS_KEY: regression})
-        else:
-            outputs[DEFAULT_SERVING_KEY] = outputs[PREDICT_KEY]
-        return outputs
+        """As tf.estimator 2.15's regression head, whatever label_dimension is: serving_default and regression
+        serve the regress method ([batch, label_dimension] outputs; over a receiver of tf.Examples, else left
+        out of the export), predict the predictions."""
+        regression = RegressionOutput(predictions["predictions"])
+        return {PREDICT_KEY: PredictOutput(predictions), DEFAULT_SERVING_KEY: regression, REGRESS_KEY: regression}
 
 
 def classification_head(n_classes, weight_column=None, label_vocabulary=None, loss_reduction=None):

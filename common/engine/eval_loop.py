@@ -14,7 +14,15 @@ from common.state import summaries
 UNHOOKED_BATCHES = 100  # batches a compiled call runs when no hook hears each (and the steps are not given)
 
 
-def run(run_batches, hooks, context, steps, steps_per_loop):
+def starting():
+    """Logs tf.estimator's "Starting evaluation at ..." line (before the checkpoint is restored, as its came);
+    returns the time, which run() counts the inference time from."""
+    started = time.time()
+    logging.info("Starting evaluation at %s", time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)))
+    return started
+
+
+def run(run_batches, hooks, context, steps, steps_per_loop, started=None):
     """Sums totals over `steps` batches (None: until the input ends).
 
     run_batches(count, wanted) -> loops.LoopResult whose values are {total: tensor}, and the last batch's
@@ -23,14 +31,14 @@ def run(run_batches, hooks, context, steps, steps_per_loop):
     see the running mean loss, and the tensors they asked for, after it; with no hooks, a call runs
     up to a tenth of the steps (UNHOOKED_BATCHES, steps None): the Python between calls cost a third of
     the time of a small model's batch. Logs tf.estimator's
-    lines: its start, "Evaluation [n/steps]" a tenth of the steps apart (each
-    call's, with steps None), the time taken and its end. Returns the summed
-    totals as numpy; ValueError when no batch ran.
+    lines: "Evaluation [n/steps]" a tenth of the steps apart (none with steps
+    None, as tf.estimator), the time taken and its end. Returns the summed
+    totals as numpy; ValueError when no batch ran. started: what starting() returned (None: it is called
+    here).
     """
     for hook in hooks:
         hook.begin(context)
-    started = time.time()
-    logging.info("Starting evaluation at %s", time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)))
+    started = starting() if started is None else started
     every = 1 if steps is None or steps < 20 else steps // 10  # tf.estimator's progress lines: a tenth apart
     steps_per_loop = steps_per_loop or 1  # (None: RunConfig's default, one batch a call for hooks that hear each)
     if not hooks:  # no hook hears each batch: as many batches a call as the progress lines allow
@@ -46,9 +54,7 @@ def run(run_batches, hooks, context, steps, steps_per_loop):
         exhausted = result.exhausted
         if result.steps == 0:
             break
-        if steps is None:
-            logging.info("Evaluation [%d]", done + result.steps)
-        elif (done + result.steps) // every > done // every or done + result.steps == steps:
+        if steps is not None and ((done + result.steps) // every > done // every or done + result.steps == steps):
             logging.info("Evaluation [%d/%d]", done + result.steps, steps)
         done += result.steps
         named = {k: v.numpy() for k, v in result.values.items() if k in wanted}
@@ -62,7 +68,7 @@ def run(run_batches, hooks, context, steps, steps_per_loop):
     for hook in hooks:
         hook.end(done, context)
     logging.info("Inference Time : %.5fs", time.time() - started)
-    logging.info("Finished evaluation at %s", time.strftime("%Y-%m-%dT%H:%M:%S"))
+    logging.info("Finished evaluation at %s", time.strftime("%Y-%m-%d-%H:%M:%S"))  # (tf.estimator's format)
     return totals
 
 
@@ -117,11 +123,12 @@ def write_results(model_dir, name, results_at_step, checkpoint_path=None):
     path of the checkpoint evaluated (tag checkpoint_path) where there was one."""
     directory = eval_dir(model_dir, name)
     step = results_at_step["global_step"]
-    text = ", ".join(f"{k} = {v:g}" if np.ndim(v) == 0 else f"{k} = {v}" for k, v in sorted(results_at_step.items()))
+    text = ", ".join(f"{k} = {v!s}" for k, v in sorted(results_at_step.items()))  # (numpy's str, as tf.estimator)
     logging.info("Saving dict for global step %d: %s", step, text)
     writer = tf.summary.create_file_writer(directory)
     summaries.write_scalars(writer, step, {k: v for k, v in results_at_step.items()  # (as tf.estimator: no arrays)
                                            if k != "global_step" and np.ndim(v) == 0})
     if checkpoint_path:
         summaries.write_text(writer, step, "checkpoint_path", checkpoint_path)
+        logging.info("Saving 'checkpoint_path' summary for global step %d: %s", step, checkpoint_path)
     writer.close()

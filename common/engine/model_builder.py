@@ -173,8 +173,12 @@ class ModelBuilder:
         optional = {"labels": labels, "mode": mode, "params": self._params, "config": self._config}
         creator = placement.placing_creator(self._plan.variable_devices, self._balancer) if building else None
         inputs.seen_by_model_fn(features)
+        if first_call is not None:  # (tf.estimator's lines, once for each graph it built: here, each probe)
+            logging.info("Calling model_fn.")
         with self.registry.model_fn_scope(building, creator, global_step, deferring=True) as record:
             spec = call_with_wanted_args(self._model_fn, {"features": features}, optional)
+        if first_call is not None:
+            logging.info("Done calling model_fn.")
         check_spec(spec, mode)
         if mode == ModeKeys.TRAIN and spec.optimizer is None and not record.updates:
             raise ValueError(

@@ -76,6 +76,7 @@ class Estimator:
             model_dir = tempfile.mkdtemp()
             logging.warning("Using temporary folder as model directory: %s", model_dir)
         config = config.replace(model_dir=model_dir)
+        logging.info("Using config: %s", config.as_tf_estimator_logged_it())  # (tf.estimator's line)
         if isinstance(warm_start_from, str):
             warm_start_from = WarmStartSettings(warm_start_from)
         if warm_start_from is not None:
@@ -203,10 +204,10 @@ class Estimator:
             raise ValueError(f"no checkpoint in model_dir {self.model_dir}; train first")
         return latest
 
-    def _prepare(self, input_fn, mode, step_function, checkpoint_path=None, clock=None):
+    def _prepare(self, input_fn, mode, step_function, checkpoint_path=None, clock=None, before_restore=None):
         """input_fn's dataset for `mode`, the mode's ProbeInfo (learnt by tracing step_function, the tf.function
         of the mode's step), and the restored checkpoint's path (or None); `clock` (a startup.StartupClock)
-        times the first two."""
+        times the first two; before_restore() is called between the probe and the restore."""
         parts = self._parts
         dataset = inputs.dataset_for_run(tensor_inputs.dataset_source(input_fn), mode, parts.params, parts.config)
         if clock:
@@ -214,6 +215,8 @@ class Estimator:
         info = parts.model.probe_dataset(mode, dataset, step_function)
         if clock:
             clock.lap("tracing model_fn")
+        if before_restore:
+            before_restore()
         return dataset, info, parts.state.restore(mode, checkpoint_path, info)
 
     # ----------------------------------------------------------------- train
@@ -293,7 +296,9 @@ class Estimator:
         parts = self._parts
         clock = startup.StartupClock("evaluate()")
         step = parts.loops.get("eval step", lambda: tf.function(parts.step.eval_step, autograph=False))
-        dataset, info, restored = self._prepare(input_fn, ModeKeys.EVAL, step, checkpoint_path, clock)
+        started = []
+        dataset, info, restored = self._prepare(input_fn, ModeKeys.EVAL, step, checkpoint_path, clock,
+                                                lambda: started.append(eval_loop.starting()))
         loop = parts.loops.get("eval", lambda: loops.make_eval_loop(step, info.totals))
         iterator = iter(dataset)
         info.reset_metrics()
@@ -312,7 +317,7 @@ class Estimator:
                 totals = eval_loop.run(run_batches, user_hooks(hooks, info), RunContext(
                     self.model_dir, ("loss", "global_step"), graph_tensors=info.graph_tensors, evaluation=True,
                     global_step=parts.model.global_step, tf1_collections=info.tf1_collections), steps,
-                    parts.config.steps_per_loop)
+                    parts.config.steps_per_loop, started[0])
             finally:
                 iterator = None  # (this frame keeps no hold on the input either)
         results = eval_loop.results(totals, info.metric_results)

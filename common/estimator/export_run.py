@@ -46,7 +46,8 @@ def export(parts, export_dir_base, serving_input_receiver_fn, checkpoint_path, a
     module = tf.Module()
     module.model_variables = [t.variable for t in model.model_variables]
     module.resources = resources
-    return saved_model.write_saved_model(export_dir_base, module, functions, assets_extra, as_text)
+    return saved_model.write_saved_model(export_dir_base, module, functions, assets_extra, as_text,
+                                         parts.export_tag_sets)
 
 
 def _feature_signature(inputs):

@@ -83,8 +83,8 @@ class ModelState:
                 "untouched)", error.path, error.differences) from error
         if path:
             vocabularies.check(os.path.dirname(path), self.model.vocabulary_files, f"{mode} from {path}")
+            logging.info("Restoring parameters from %s", path)  # (tf.estimator's line, every mode)
             if not training:
-                logging.info("Restoring parameters from %s", path)
                 self._restore_as_the_saver_names(path, getattr(getattr(info, "scaffold", None), "saver", None))
             return path
         self._start_new(mode, state, model_names, info)

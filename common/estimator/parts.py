@@ -8,7 +8,8 @@ from common.adapters import session_run_hooks
 @dataclasses.dataclass
 class EstimatorParts:
     """config: the RunConfig (model_dir set); model: the engine's ModelBuilder;
-    state: its ModelState; step: the TowerStep; loops: the LoopCache."""
+    state: its ModelState; step: the TowerStep; loops: the LoopCache; export_tag_sets: the tag sets an export's
+    MetaGraph is written under (TPUEstimator's export_to_tpu adds ("serve", "tpu"))."""
 
     config: object
     params: dict
@@ -16,6 +17,7 @@ class EstimatorParts:
     state: object
     step: object
     loops: object
+    export_tag_sets: tuple = (("serve",),)
 
     @property
     def cluster(self):

@@ -218,6 +218,26 @@ class RunConfig:
         under a distribution strategy (otherwise the towers split each batch)."""
         return self.train_distribute is not None or self.eval_distribute is not None
 
+    def as_tf_estimator_logged_it(self):
+        """The config as tf.estimator's "Using config: {...}" line showed it: its attributes' names and order.
+
+        Returns:
+          {"_model_dir": ..., "_tf_random_seed": ..., ..., "_num_worker_replicas": ...}.
+        """
+        return {"_model_dir": self.model_dir, "_tf_random_seed": self.tf_random_seed,
+                "_save_summary_steps": self.save_summary_steps, "_save_checkpoints_steps": self.save_checkpoints_steps,
+                "_save_checkpoints_secs": self.save_checkpoints_secs, "_session_config": self.session_config,
+                "_keep_checkpoint_max": self.keep_checkpoint_max,
+                "_keep_checkpoint_every_n_hours": self.keep_checkpoint_every_n_hours,
+                "_log_step_count_steps": self.log_step_count_steps, "_train_distribute": self.train_distribute,
+                "_device_fn": self.device_fn, "_protocol": self.protocol, "_eval_distribute": self.eval_distribute,
+                "_experimental_distribute": None, "_experimental_max_worker_delay_secs": None,
+                "_session_creation_timeout_secs": 7200, "_checkpoint_save_graph_def": True, "_service": self.service,
+                "_cluster_spec": self.cluster_spec, "_task_type": self.task_type, "_task_id": self.task_id,
+                "_global_id_in_cluster": self.global_id_in_cluster, "_master": self.master,
+                "_evaluation_master": self.evaluation_master, "_is_chief": self.is_chief,
+                "_num_ps_replicas": self.num_ps_replicas, "_num_worker_replicas": self.num_worker_replicas}
+
     def replace(self, **changes):
         """A copy with some fields changed, as tf.estimator's RunConfig.replace: giving one of
         save_checkpoints_steps and _secs clears the other.

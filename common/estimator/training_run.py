@@ -36,10 +36,10 @@ def default_hooks(config, steps, max_steps, batch_size):
     stops = steps or max_steps
     hooks = [StopAtStepHook(num_steps=steps, last_step=max_steps)] if stops else []
     hooks.append(NanTensorHook())
-    if config.log_step_count_steps:
+    if config.log_step_count_steps:  # (the step rate first: tf.estimator logged global_step/sec before the loss)
+        hooks.append(StepCounterHook(every_n_steps=config.log_step_count_steps))
         hooks.append(LoggingTensorHook({"loss": "loss", "step": "global_step"},
                                        every_n_iter=config.log_step_count_steps))
-        hooks.append(StepCounterHook(every_n_steps=config.log_step_count_steps))
         if stops:
             hooks.append(ProgressHook(num_steps=steps, last_step=max_steps, batch_size=batch_size,
                                       every_n_steps=config.log_step_count_steps))
@@ -147,7 +147,9 @@ def train(estimator, parts, source, hooks, steps, max_steps, saving_listeners):
 
     def save(step, initial):
         model.sync_step_views()  # (a Scaffold's checkpoint holds the first tower's view of the step)
+        logging.info("Calling checkpoint listeners before saving checkpoint %d...", step)  # (tf.estimator's lines)
         path = state.store.save(step, saved_state, input_state, saved_optimizer_names, scaffold_checkpoint)
+        logging.info("Calling checkpoint listeners after saving checkpoint %d...", step)
         for listener in listeners:
             if not initial or getattr(listener, "hears_initial_save", False):
                 listener.after_save(estimator, step)
@@ -164,6 +166,8 @@ def train(estimator, parts, source, hooks, steps, max_steps, saving_listeners):
                          summary_scope=step_module.tower_scope(0), tf1_collections=info.tf1_collections)
     try:
         with loops.releasing_failed_frames(), signals.StopRequests() as stop_requests:
+            if not savers:
+                logging.info("Create CheckpointSaverHook.")
             default_saver = [] if savers else [CheckpointSaverHook(
                 save_steps=config.save_checkpoints_steps, save_secs=config.save_checkpoints_secs)]
             all_hooks = (default_hooks(config, steps, max_steps, inputs.global_batch_size(dataset))

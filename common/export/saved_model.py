@@ -6,6 +6,7 @@ method TensorFlow Serving calls them by is common.export_outputs'.
 
 import contextlib
 import dataclasses
+import logging as py_logging
 import os
 import time
 from typing import Dict
@@ -118,9 +119,9 @@ def serving_function(inputs, outputs_fn, method):
     return serve
 
 
-def _set_method_names(export_dir, methods):
-    """Rewrites the method name of each signature in `methods` (TF2's writer
-    gives every signature the predict method)."""
+def _set_method_names_and_tags(export_dir, methods, tag_sets):
+    """Rewrites the method name of each signature in `methods` (TF2's writer gives every signature the predict
+    method), and writes the MetaGraph once per tag set (TF2's writer writes one, tagged "serve")."""
     path = os.path.join(export_dir, "saved_model.pb")
     saved_model = tensorflow_internals.SavedModel()
     with tf.io.gfile.GFile(path, "rb") as f:
@@ -128,8 +129,36 @@ def _set_method_names(export_dir, methods):
     for meta_graph in saved_model.meta_graphs:
         for name, method in methods.items():
             meta_graph.signature_def[name].method_name = method
+    written = saved_model.meta_graphs[0]
+    copies = []
+    for tags in tag_sets:
+        copy = type(written)()
+        copy.CopyFrom(written)
+        copy.meta_info_def.ClearField("tags")
+        copy.meta_info_def.tags.extend(tags)
+        copies.append(copy)
+    del saved_model.meta_graphs[:]
+    saved_model.meta_graphs.extend(copies)
     with tf.io.gfile.GFile(path, "wb") as f:
         f.write(saved_model.SerializeToString())
+
+
+@contextlib.contextmanager
+def _root_logger_left_alone():
+    """TensorFlow's SavedModel writer logs through absl, whose first line gives a root logger without handlers
+    one (logging.basicConfig): every TensorFlow line after it then printed twice in a plain script, as
+    tf.estimator's exports never made them. While the writer runs, a root logger without handlers holds a
+    NullHandler (the writer's own absl lines are dropped), and is left as it was afterwards."""
+    root = py_logging.getLogger()
+    if root.handlers:
+        yield
+        return
+    held = py_logging.NullHandler()
+    root.addHandler(held)
+    try:
+        yield
+    finally:
+        root.removeHandler(held)
 
 
 def remove_stale_temp_exports(export_dir_base):
@@ -185,11 +214,12 @@ def _rewrite_as_text(export_dir):
     tf.io.gfile.remove(path)
 
 
-def write_saved_model(export_dir_base, module, functions, assets_extra=None, as_text=False):
+def write_saved_model(export_dir_base, module, functions, assets_extra=None, as_text=False,
+                      tag_sets=(("serve",),)):
     """Saves module serving `functions` (ExportFunctions) under export_dir_base/<timestamp>, via a temp dir and
     a rename, so a failed export never leaves a partial directory under a final name; the temp folders of
     earlier exports that were killed are removed first. assets_extra and as_text as tf.estimator took them
-    (check_write_options)."""
+    (check_write_options); tag_sets: the tag sets the MetaGraph is written under, each a copy of it."""
     tf.io.gfile.makedirs(export_dir_base)
     remove_stale_temp_exports(export_dir_base)
     existing = [int(d.strip("/")) for d in tf.io.gfile.listdir(export_dir_base) if d.strip("/").isdigit()]
@@ -199,9 +229,10 @@ def write_saved_model(export_dir_base, module, functions, assets_extra=None, as_
     try:
         if functions.placeholders_fed:
             setattr(module, export_outputs.PLACEHOLDERS_FED, dict(functions.placeholders_fed))
-        tf.saved_model.save(module, temp, signatures=functions.signatures)
-        if functions.methods:
-            _set_method_names(temp, functions.methods)
+        with _root_logger_left_alone():
+            tf.saved_model.save(module, temp, signatures=functions.signatures)
+        if functions.methods or list(tag_sets) != [("serve",)]:
+            _set_method_names_and_tags(temp, functions.methods, tag_sets)
         _copy_assets_extra(temp, assets_extra)
         if as_text:
             _rewrite_as_text(temp)

@@ -6,7 +6,11 @@ predict_batch_size); model_fn returned a TPUEstimatorSpec whose metrics are a
 (metric_fn, tensors) pair, whose scaffold is made by scaffold_fn and whose
 summaries come from host_call (run on the host after the steps, in training:
 common.tpu.host_call). `as_estimator_spec` is what TPUEstimator made of it on
-a CPU, and what the project's Estimator runs.
+a CPU, and what the project's Estimator runs. As off a TPU in TF 2.15, the
+step rates come from TPUEstimator's own hook (common.tpu.hooks: global_step/sec
+and examples/sec, no loss lines), and an export holds the MetaGraph tagged
+"serve" and a copy tagged "serve", "tpu" (export_to_cpu, export_to_tpu): TPU
+serving setups load it by those tags, and it runs on the host.
 """
 
 import collections
@@ -16,8 +20,10 @@ import inspect
 import numpy as np
 
 from common.estimator.estimator import Estimator
+from common.estimator.run_config import RunConfig
 from common.spec.model_fn import EstimatorSpec, ModeKeys, call_with_wanted_args
 from common.tpu import host_call
+from common.tpu import hooks as tpu_hooks
 
 _TPU_SPEC_FIELDS = ("mode", "predictions", "loss", "train_op", "eval_metrics", "export_outputs", "scaffold_fn",
                     "host_call", "training_hooks", "evaluation_hooks", "prediction_hooks")
@@ -108,7 +114,10 @@ class TPUEstimator(Estimator):
                  eval_batch_size=None, predict_batch_size=None, batch_axis=None, eval_on_tpu=True,
                  export_to_tpu=True, export_to_cpu=True, warm_start_from=None, embedding_config_spec=None,
                  export_saved_model_api_version=None):
-        del batch_axis, eval_on_tpu, export_to_tpu, export_to_cpu, export_saved_model_api_version
+        del batch_axis, eval_on_tpu, export_saved_model_api_version
+        if not (export_to_tpu or export_to_cpu):
+            raise ValueError("TPUEstimator: export_to_tpu and export_to_cpu cannot both be False: an export would "
+                             "hold no MetaGraph")
         if use_tpu:
             raise ValueError("TPUEstimator(use_tpu=True): this project trains on CPUs and GPUs; pass use_tpu=False "
                              "and model_fn runs on the towers of the device plan")
@@ -126,17 +135,30 @@ class TPUEstimator(Estimator):
             every_n = getattr(getattr(config, "tpu_config", None), "experimental_host_call_every_n_steps", 1)
             return spec.as_estimator_spec(every_n) if isinstance(spec, TPUEstimatorSpec) else spec
 
-        super().__init__(tpu_model_fn, model_dir=model_dir, config=config, params=params,
-                         warm_start_from=warm_start_from)
+        config = config or RunConfig()
+        self._log_every_n_steps = config.log_step_count_steps  # (TPUEstimator's own hook logs; see common.tpu.hooks)
+        super().__init__(tpu_model_fn, model_dir=model_dir, config=config.replace(log_step_count_steps=None),
+                         params=params, warm_start_from=warm_start_from)
         self._batch_sizes = _checked_batch_sizes(
             {ModeKeys.TRAIN: train_batch_size, ModeKeys.EVAL: eval_batch_size, ModeKeys.PREDICT: predict_batch_size},
             self.config.device_plan.num_towers)
+        self._parts.export_tag_sets = ((("serve",),) if export_to_cpu else ()) + \
+            ((("serve", "tpu"),) if export_to_tpu else ())  # (the second holds the same graph: no TPU here)
+
+    def _rate_hooks(self):
+        """TPUEstimator's ExamplesPerSecondHook, every ceil(log_step_count_steps / iterations_per_loop) steps."""
+        if not self._log_every_n_steps or self._batch_sizes[ModeKeys.TRAIN] is None:
+            return []
+        per_loop = getattr(getattr(self.config, "tpu_config", None), "iterations_per_loop", 1) or 1
+        return [tpu_hooks.ExamplesPerSecondHook(self._batch_sizes[ModeKeys.TRAIN],
+                                                every_n_steps=-(-self._log_every_n_steps // per_loop),
+                                                write_summaries=bool(self.config.save_summary_steps))]
 
     def _input_fn_of(self, input_fn, mode):
         return _with_batch_size(input_fn, self._batch_sizes[mode], _FLAGS[mode])
 
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
-        return super().train(self._input_fn_of(input_fn, ModeKeys.TRAIN), hooks=hooks,
+        return super().train(self._input_fn_of(input_fn, ModeKeys.TRAIN), hooks=list(hooks or ()) + self._rate_hooks(),
                              steps=steps, max_steps=max_steps, saving_listeners=saving_listeners)
 
     def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):

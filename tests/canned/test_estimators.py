@@ -2,14 +2,18 @@
 initial weights, the same weights after 3 steps, the same eval metrics and prediction keys; then on two
 logical CPU towers: loss falls, training resumes, the export classifies as predict() does."""
 
+import json
+import os
+
 import numpy as np
 import pytest
 import tensorflow as tf
 
 import common
 from common import canned
-from tests import models
+from tests import DATA, models
 from tests.canned import reference
+from tests.export_signatures import describe
 
 
 @pytest.mark.parametrize("case", sorted(reference.CASES))
@@ -99,3 +103,44 @@ def test_string_labels_without_a_vocabulary_are_refused_by_name(tmp_path):
     with pytest.raises(ValueError, match="label_vocabulary"):
         estimator.train(reference.train_input(features, np.array(["p"] * 8)), steps=1)
     assert not tf.io.gfile.glob(str(tmp_path / "model.ckpt-1*"))
+
+
+def _served(described):
+    """What a caller of the SavedModel sees (the tensors' names inside the graph left out, and the init op TF 2
+    SavedModels list among their signatures, which TensorFlow Serving does not serve)."""
+    return [{"tags": sorted(graph["tags"]), "signatures": {
+        key: {"method_name": signature["method_name"],
+              **{side: {name: (tensor["dtype"], tensor["shape"]) for name, tensor in signature[side].items()}
+                 for side in ("inputs", "outputs")}}
+        for key, signature in graph["signatures"].items() if key != "__saved_model_init_op"}}
+        for graph in described]
+
+
+_EXPORTED = [("DNNRegressor_label_dimension_2", lambda columns, config: canned.DNNRegressor(
+                 hidden_units=[4], feature_columns=columns, label_dimension=2, config=config), 2, None),
+             ("DNNRegressor_label_dimension_1", lambda columns, config: canned.DNNRegressor(
+                 hidden_units=[4], feature_columns=columns, label_dimension=1, config=config), 1, None),
+             ("DNNClassifier_n_classes_3", lambda columns, config: canned.DNNClassifier(
+                 hidden_units=[4], feature_columns=columns, n_classes=3, config=config), 1, 3)]
+
+
+@pytest.mark.parametrize("name,make,label_dimension,classes", _EXPORTED, ids=[case[0] for case in _EXPORTED])
+def test_exports_serve_what_tf_estimator_2_15_exported(name, make, label_dimension, classes, tmp_path):
+    """Signatures, method names, tags and tensor specs, with a tf.Example parsing receiver and a raw one, as
+    TF 2.15 exported the same estimators (recorded by tests/data/tf215_exports/record.py): a multi-output
+    regressor serves regress under serving_default and regression; a raw receiver serves predict alone."""
+    with open(os.path.join(DATA, "tf215_exports", "exports.json")) as recorded:
+        theirs = json.load(recorded)[name]
+    columns = [tf.feature_column.numeric_column("x", shape=[3])]
+    estimator = make(columns, common.RunConfig(model_dir=str(tmp_path / "model"), tf_random_seed=0))
+    rng = np.random.RandomState(0)
+    x = rng.rand(32, 3).astype(np.float32)
+    y = rng.randint(0, classes, (32, 1)).astype(np.int64) if classes else rng.rand(32, label_dimension).astype(
+        np.float32)
+    estimator.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(8), steps=5)
+    receivers = {"parsing": common.build_parsing_serving_input_receiver_fn(
+                     tf.feature_column.make_parse_example_spec(columns)),
+                 "raw": common.build_raw_serving_input_receiver_fn({"x": common.placeholder(tf.float32, [None, 3])})}
+    for kind, receiver in receivers.items():
+        ours = describe(estimator.export_saved_model(str(tmp_path / f"export_{kind}"), receiver))
+        assert _served(ours) == _served(theirs[kind]), kind

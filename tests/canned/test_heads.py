@@ -38,7 +38,8 @@ def test_predictions_and_export_outputs_carry_tf_estimators_keys():
                                1 / (1 + np.exp([-0.3, 2.0])), rtol=1e-6)
     assert sorted(binary.export_outputs) == ["classification", "predict", "regression", "serving_default"]
     regression = canned.RegressionHead(label_dimension=2).create_estimator_spec({}, ModeKeys.PREDICT, LOGITS3[:, :2])
-    assert sorted(regression.export_outputs) == ["predict", "serving_default"]  # regress takes one value
+    # (tf.estimator 2.15's, label_dimension 2 too: serving_default and regression regress [batch, 2] outputs)
+    assert sorted(regression.export_outputs) == ["predict", "regression", "serving_default"]
 
 
 def test_labels_out_of_range_or_of_the_wrong_kind_are_named():

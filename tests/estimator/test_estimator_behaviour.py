@@ -7,6 +7,8 @@ import json
 import logging
 import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -15,7 +17,7 @@ from tensorflow.core.util import event_pb2
 
 import common
 from common import hooks
-from tests import DATA
+from tests import DATA, ROOT
 from tests.programs import upgraded
 
 with open(os.path.join(DATA, "tf215_reference.json")) as _f:
@@ -159,3 +161,43 @@ def test_a_run_whose_input_ends_mid_call_neither_breaks_a_session_run_hook_nor_e
     assert metrics["global_step"] == 7 and hook.seen == [(16, 1)] * 6 + [(4, 1)]  # 100 examples: 6 x 16 + 4
     written = sorted(os.listdir(os.path.join(tmp_path, "export", "latest")))
     assert len(written) == 2 and exports == [os.path.join(tmp_path, "export", "latest", written[-1])]  # 5, 7
+
+
+# Lines only a TF1 session printed (there is none here), and lines only this project prints.
+_SESSION_LINES = ("Graph was finalized.", "Running local_init_op.", "Done running local_init_op.")
+_OWN_LINES = ("Holding ", "Start-up of ", "Progress: ")
+
+
+def _line_kinds(lines, model_dir):
+    """The INFO:tensorflow: lines as kinds: the model dir, numbers, dates and the config's values left out."""
+    kinds = []
+    for line in lines:
+        if not line.startswith("INFO:tensorflow:"):
+            continue
+        text = line[len("INFO:tensorflow:"):].replace(str(model_dir), "MODEL_DIR")
+        if text in _SESSION_LINES or text.startswith(_OWN_LINES):
+            continue
+        if text.startswith("Using config: "):
+            text = "Using config: {...}"
+        text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", "DATE", text)  # (a format's own dashes kept)
+        kinds.append(re.sub(r"-?\d+(\.\d+)?(e[-+]?\d+)?", "N", text))
+    return kinds
+
+
+def test_a_plain_scripts_log_lines_are_tf_estimators_in_text_order_and_logger(tmp_path):
+    """tests/data/tf215_logs/record.py's scenario (a DNNClassifier trained and evaluated in a script that asks
+    TensorFlow for INFO) prints tf.estimator 2.15's lines, by the "tensorflow" logger, in its order: but the
+    three of a TF1 session, and this project's own (the writer lock, start-up times, progress)."""
+    code = ("import sys\n"
+            "import tensorflow as tf\n"
+            "import common\n"
+            "from common import canned\n"
+            "from tests.data.tf215_logs import record\n"
+            "record.scenario(canned.DNNClassifier, common.RunConfig, sys.argv[1])\n")
+    model_dir = tmp_path / "model"
+    result = subprocess.run([sys.executable, "-c", code, str(model_dir)], cwd=ROOT, capture_output=True, text=True,
+                            timeout=300, env=dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    with open(os.path.join(DATA, "tf215_logs", "dnn_classifier.log")) as recorded:
+        theirs = _line_kinds(recorded.read().splitlines(), "MODEL_DIR")
+    assert _line_kinds(result.stderr.splitlines(), model_dir) == theirs

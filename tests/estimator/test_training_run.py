@@ -12,8 +12,8 @@ from tests import models
 def test_the_default_hooks_follow_the_run_config():
     config = common.RunConfig(log_step_count_steps=10, save_summary_steps=5)
     kinds = [type(h) for h in default_hooks(config, steps=None, max_steps=100, batch_size=32)]
-    assert kinds == [hooks.StopAtStepHook, hooks.NanTensorHook, hooks.LoggingTensorHook, hooks.StepCounterHook,
-                     hooks.ProgressHook, hooks.SummarySaverHook]
+    assert kinds == [hooks.StopAtStepHook, hooks.NanTensorHook, hooks.StepCounterHook, hooks.LoggingTensorHook,
+                     hooks.ProgressHook, hooks.SummarySaverHook]  # (the step rate logged before the loss, as TF's)
     quiet = common.RunConfig(log_step_count_steps=None, save_summary_steps=0)
     assert [type(h) for h in default_hooks(quiet, steps=None, max_steps=None, batch_size=None)] == \
         [hooks.NanTensorHook]

@@ -1,6 +1,7 @@
 """TPUEstimator with use_tpu=False: params["batch_size"] per mode, TPUEstimatorSpec's metric_fn, scaffold_fn
 and host_call, on one and two towers, as tf.estimator.tpu ran it off a TPU."""
 
+import json
 import os
 
 import numpy as np
@@ -12,7 +13,9 @@ from common.tf1 import metrics as tf1_metrics
 from common.tf1 import train as tf1_train
 from common.tpu import estimator as tpu
 from common.tpu import run_config
-from tests import models
+from common.state import summaries
+from tests import DATA, models
+from tests.export_signatures import describe
 
 RNG = np.random.RandomState(4)
 X = RNG.randn(16, 3).astype(np.float32)
@@ -100,3 +103,58 @@ def test_batch_sizes_and_an_input_fn_without_params_are_named_as_tf_estimator_na
                                    train_batch_size=np.int64(8))  # (read from a numpy config, as TF 2.15 took it)
     numpy_sized.train(input_fn, steps=1)
     assert numpy_sized.get_variable_value("global_step") == 2
+
+
+def _linear_tpu_fn(features, labels, mode, params):
+    """tests/data/tf215_tpu/record.py's model_fn, here."""
+    w = tf.compat.v1.get_variable("w", [3, 1], initializer=tf.compat.v1.zeros_initializer())
+    b = tf.compat.v1.get_variable("b", [1], initializer=tf.compat.v1.zeros_initializer())
+    prediction = tf.matmul(features["x"], w) + b
+    if mode == common.ModeKeys.PREDICT:
+        return tpu.TPUEstimatorSpec(mode, predictions={"pred": prediction})
+    loss = tf.reduce_mean(tf.square(prediction - labels))
+    train_op = tf1_train.GradientDescentOptimizer(0.1).minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    return tpu.TPUEstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def _linear_input_fn(params):
+    rng = np.random.RandomState(0)
+    x = rng.rand(64, 3).astype(np.float32)
+    y = (x.sum(axis=1, keepdims=True) + 0.5).astype(np.float32)
+    return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(params["batch_size"], drop_remainder=True)
+
+
+def test_rates_summaries_log_lines_and_export_tags_are_tf_estimator_2_15s_off_a_tpu(tmp_path, caplog):
+    """As TF 2.15's TPUEstimator(use_tpu=False) (tests/data/tf215_tpu/tpu.json): its own hook writes
+    global_step/sec and examples/sec every ceil(log_step_count_steps / iterations_per_loop) steps and logs
+    them, no "loss = ..." line; the export holds a MetaGraph tagged serve and one tagged serve, tpu."""
+    with open(os.path.join(DATA, "tf215_tpu", "tpu.json")) as recorded:
+        theirs = json.load(recorded)
+    config = run_config.RunConfig(model_dir=str(tmp_path / "model"), save_summary_steps=5, log_step_count_steps=5,
+                                  tf_random_seed=0)
+    est = tpu.TPUEstimator(use_tpu=False, model_fn=_linear_tpu_fn, config=config, train_batch_size=8,
+                           eval_batch_size=8, predict_batch_size=8)
+    with caplog.at_level("INFO", logger="tensorflow"):
+        est.train(_linear_input_fn, max_steps=20)
+    written = summaries.read_scalars(str(tmp_path / "model"))
+    for tag in ("global_step/sec", "examples/sec", "loss"):
+        assert [step for step, _ in written[tag]] == theirs["scalar_steps"][tag], tag
+    np.testing.assert_allclose([value for _, value in written["examples/sec"]],
+                               [8 * value for _, value in written["global_step/sec"]], rtol=1e-5)
+    lines = [record.getMessage() for record in caplog.records if record.name == "tensorflow"]
+    assert sum(line.startswith("global_step/sec: ") for line in lines) == 6
+    assert sum(line.startswith("examples/sec: ") for line in lines) == 6
+    assert not [line for line in lines if line.startswith("loss = ")]
+    receiver = common.build_raw_serving_input_receiver_fn({"x": common.placeholder(tf.float32, [None, 3])})
+    exported = describe(est.export_saved_model(str(tmp_path / "export"), receiver))
+    assert [(graph["tags"], sorted(set(graph["signatures"]) - {"__saved_model_init_op"})) for graph in exported] == \
+        [(graph["tags"], sorted(graph["signatures"])) for graph in theirs["export"]]
+    served = tf.saved_model.load(str(tmp_path / "export" / os.listdir(tmp_path / "export")[0]), tags=["serve", "tpu"])
+    prediction = served.signatures["serving_default"](x=tf.ones([2, 3]))["pred"]
+    assert prediction.shape == (2, 1)
+
+
+def test_both_exports_turned_off_is_refused_by_name(tmp_path):
+    with pytest.raises(ValueError, match="export_to_tpu and export_to_cpu cannot both be False"):
+        tpu.TPUEstimator(use_tpu=False, model_fn=_linear_tpu_fn, train_batch_size=8, export_to_tpu=False,
+                         export_to_cpu=False)
