@@ -81,7 +81,9 @@ class Estimator:
             warm_start_from = WarmStartSettings(warm_start_from)
         if warm_start_from is not None:
             checkpoints.resolve(warm_start_from.ckpt_to_initialize_from, "warm_start_from")
-            re.compile(warm_start_from.vars_to_warm_start)
+            wanted = warm_start_from.vars_to_warm_start  # (a regex, a list of them, or None)
+            for pattern in [wanted] if isinstance(wanted, str) else wanted or ():
+                re.compile(pattern)
         params = copy.deepcopy(params) if params is not None else {}  # any object, copied as tf.estimator did
         model = ModelBuilder(model_fns.adapt(model_fn), params, config,
                              re.compile(frozen_variables) if frozen_variables else None)

@@ -18,15 +18,8 @@ from tensorflow.compat.v1 import logging
 
 from common.internals import tensorflow_internals
 from common.state import atomic, checkpoints, meta_graph
-from common.state.checkpoints import (
-    CHECKPOINT_FILE,
-    CHECKPOINT_NAME,
-    INPUT_STATE,
-    OPTIMIZER_STATE,
-    CheckpointDamagedError,
-    CheckpointWriteError,
-    first_line,
-)
+from common.state.checkpoints import (CHECKPOINT_FILE, CHECKPOINT_NAME, INPUT_STATE, OPTIMIZER_STATE,
+                                      CheckpointDamagedError, CheckpointWriteError, first_line)
 
 STATE_FILE = "checkpoint"
 

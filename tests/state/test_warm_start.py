@@ -1,11 +1,15 @@
 """Warm start: the matched variables copied from another checkpoint, all or nothing, errors naming them."""
 
+import os
+
 import numpy as np
 import pytest
 import tensorflow as tf
 
 import common
 from common.state.warm_start import warm_start
+from common.tf1 import train as tf1_train
+from tests import DATA
 from tests.state import MODEL_NAMES, model_variables, save
 
 
@@ -96,3 +100,32 @@ def test_a_variable_named_otherwise_in_the_checkpoint_is_taken_under_its_old_nam
 def test_vocabulary_remapping_is_refused_by_name():
     with pytest.raises(NotImplementedError, match=r"var_name_to_vocab_info=...\) for \['emb'\]"):
         common.WarmStartSettings("ckpt", ".*", {"emb": object()})
+
+
+def _keras_layers_fn(features, labels, mode, params):
+    """tests/data/tf215_model_dirs/keras_in_model_fn's model_fn, its output layer renamed "output_new"."""
+    net = features["x"]
+    for i, units in enumerate(params["hidden_units"]):
+        net = tf.keras.layers.Dense(units, activation="relu", name=f"hidden_{i}")(net)
+    output = tf.keras.layers.Dense(1, name="output_new")(net)
+    loss = tf.reduce_mean(tf.square(output - labels))
+    return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.0).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step()))
+
+
+def test_tf_estimators_names_warm_start_keras_layers_built_in_model_fn(tmp_path):
+    """A program ported from tf.estimator names the variables as TF 2.15 did ("output_new/bias", where this
+    project says "model_fn/output_new/bias"), in var_name_to_prev_var_name and in vars_to_warm_start, and reads
+    a checkpoint TF 2.15 wrote: tf.estimator read them so, and so does this."""
+    tf215 = os.path.join(DATA, "tf215_model_dirs", "keras_in_model_fn", "model")
+    settings = common.WarmStartSettings(tf215, vars_to_warm_start=["hidden_.*", "output_new/(kernel|bias)$"],
+                                        var_name_to_prev_var_name={"output_new/bias": "output/bias",
+                                                                   "output_new/kernel": "output/kernel"})
+    est = common.Estimator(_keras_layers_fn, str(tmp_path), params={"hidden_units": [4, 3]},
+                           warm_start_from=settings)
+    x, y = np.ones((8, 5), np.float32), np.ones((8, 1), np.float32)
+    est.train(lambda: tf.data.Dataset.from_tensors(({"x": x}, y)).repeat(), steps=1)  # (a learning rate of 0)
+    theirs = tf.train.load_checkpoint(tf215)
+    for ours, their_name in (("model_fn/output_new/bias", "output/bias"), ("model_fn/hidden_0/kernel",
+                                                                              "hidden_0/kernel")):
+        np.testing.assert_array_equal(est.get_variable_value(ours), theirs.get_tensor(their_name))
