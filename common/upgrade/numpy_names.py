@@ -1,7 +1,7 @@
 """NumPy names TF1-era programs used that the NumPy TensorFlow 2.21 runs on no longer has.
 
 NumPy 1.24 removed its aliases of Python's types (`np.int`, `np.float`,
-`np.object`, `np.str`, `np.unicode`, `np.complex`; TensorFlow's
+`np.object`, `np.str`, `np.unicode`, `np.complex`, `np.bool`, `np.long`; TensorFlow's
 own iris tutorial passed `target_dtype=np.int`), and NumPy 2.0 removed
 more spellings (`np.float_`, `np.NaN`, `np.Inf`, `np.product`, ...). Each
 is rewritten as NumPy's own advice says: the Python type, or the name that
@@ -16,9 +16,10 @@ import ast
 from common.upgrade.idioms import Change
 from common.upgrade.positions import position
 
-# The Python type NumPy's alias stood for (removed in NumPy 1.24; np.bool came back in 2.0 as NumPy's bool).
+# The Python type NumPy's alias stood for (removed in NumPy 1.24; np.bool and np.long came back in 2.0 as NumPy's
+# bool and C long, which the NumPy 1.x that TensorFlow 2.16 and 2.17 run on lacks: Python's type serves both).
 PYTHON_TYPES = {"int": "int", "float": "float", "object": "object", "str": "str", "unicode": "str",
-                "complex": "complex"}
+                "complex": "complex", "bool": "bool", "long": "int"}
 # What a spelling NumPy 2.0 removed meant, through the file's numpy alias ({np}).
 _RENAMED_IN_2 = {"float_": "float64", "complex_": "complex128", "cfloat": "complex128", "longfloat": "longdouble",
                  "singlecomplex": "complex64", "string_": "bytes_", "unicode_": "str_", "NaN": "nan", "NAN": "nan",

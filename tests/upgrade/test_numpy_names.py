@@ -26,17 +26,19 @@ def test_removed_aliases_become_python_types_and_numpy_2s_names_through_the_alia
         import numpy
 
         target = np.zeros(3, dtype=int) + float(1) + np.prod([2, 3])
-        missing = numpy.nan if np.bool else -numpy.inf
+        missing = numpy.nan if bool else -numpy.inf
         floor = (-np.inf) ** 2
-        kept = (np.int32, np.float64, np.bool_, np.long)
+        kept = (np.int32, np.float64, np.bool_, int)
         ''')
     assert [c.message for c in changes] == [
         "rewrote np.int as int (NumPy 1.24 removed its aliases of Python's types)",
         "rewrote np.float as float (NumPy 1.24 removed its aliases of Python's types)",
         "rewrote np.product as np.prod (NumPy 2.0 removed the name)",
         "rewrote numpy.NaN as numpy.nan (NumPy 2.0 removed the name)",
+        "rewrote np.bool as bool (NumPy 1.24 removed its aliases of Python's types)",
         "rewrote numpy.Inf as numpy.inf (NumPy 2.0 removed the name)",
-        "rewrote np.NINF as (-np.inf) (NumPy 2.0 removed the name)"]
+        "rewrote np.NINF as (-np.inf) (NumPy 2.0 removed the name)",
+        "rewrote np.long as int (NumPy 1.24 removed its aliases of Python's types)"]
     scope = {}
     exec(new, scope)  # the installed NumPy runs what came out
     assert scope["target"].tolist() == [7.0, 7.0, 7.0] and scope["floor"] == np.inf
