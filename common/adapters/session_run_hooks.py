@@ -175,7 +175,8 @@ class SessionRunHookAdapter(hooks_lib.Hook):
             self._context = SessionRunContext(SessionRunArgs(fetches=None))
         results = None  # as TF1 gave a hook whose before_run asked for nothing
         if self._fetches is not None:  # (an evaluation's global step is the evaluated checkpoint's)
-            named = values if self._run_context.evaluation else {**values, "global_step": step - 1}
+            named = values if self._run_context.evaluation else {
+                **values, "global_step": step if self._run_context.step_read_after_update else step - 1}
             results = tf.nest.map_structure(lambda fetch: named.get(hooks_lib.value_name(fetch)), self._fetches)
         with self._as_in_tf1():
             self.hook.after_run(self._context, SessionRunValues(results, None, None))

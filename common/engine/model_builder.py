@@ -57,6 +57,7 @@ class ProbeInfo:
     metric_variables: tuple  # every metric's state model_fn made, in eval_metric_ops or not
     updates_itself: bool  # TRAIN: model_fn's train_op updates variables itself (its own optimizer, TF1 assigns)
     tf1_collections: dict  # model_fn's TF1 variable collections as its call left them (hooks' begin sees them)
+    counts_steps_itself: bool = False  # TRAIN: model_fn's train_op writes the global step (BERT's: assign(step + 1))
 
     @classmethod
     def from_outputs(cls, outputs, mode, graph, metric_variables=()):
@@ -83,7 +84,8 @@ class ProbeInfo:
             learning_rate=learning_rate, summary_tensors=tuple(
                 protocol.unscoped(t.name) for t in record.summaries if t.dtype == tf.string), scaffold=spec.scaffold,
             checkpoint_inits=tuple(record.checkpoint_inits), metric_variables=tuple(metric_variables),
-            updates_itself=bool(record.updates or record.assigns), tf1_collections=dict(record.collections))
+            updates_itself=bool(record.updates or record.assigns), tf1_collections=dict(record.collections),
+            counts_steps_itself=record.writes_global_step)
 
     def reset_metrics(self):
         """Before each evaluation: the spec's Keras metrics reset as Keras resets them, and every other metric
@@ -95,6 +97,15 @@ class ProbeInfo:
         for variable in self.metric_variables:
             if id(variable) not in reset:
                 variable.assign(tf.zeros_like(variable))
+
+
+_ASSIGNS = ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp")
+
+
+def _assigned(ops, variable, graph):
+    """Whether one of `ops` (made in `graph`) assigns `variable`, captured from outside it."""
+    captured = {id(inner) for outer, inner in graph.captures if outer is variable.handle}
+    return any(op.type in _ASSIGNS and id(op.inputs[0]) in captured for op in ops)
 
 
 @dataclasses.dataclass
@@ -175,8 +186,12 @@ class ModelBuilder:
         inputs.seen_by_model_fn(features)
         if first_call is not None:  # (tf.estimator's lines, once for each graph it built: here, each probe)
             logging.info("Calling model_fn.")
+        graph = tf.compat.v1.get_default_graph()
+        made_before = len(graph.get_operations())
         with self.registry.model_fn_scope(building, creator, global_step, deferring=True) as record:
             spec = call_with_wanted_args(self._model_fn, {"features": features}, optional)
+        record.writes_global_step = global_step is not None and _assigned(
+            graph.get_operations()[made_before:], global_step, graph)  # (BERT's train_op: assign(step + 1))
         if first_call is not None:
             logging.info("Done calling model_fn.")
         check_spec(spec, mode)

@@ -163,7 +163,8 @@ def train(estimator, parts, source, hooks, steps, max_steps, saving_listeners):
     writer = tf.summary.create_file_writer(model_dir)
     context = RunContext(model_dir, values + ("global_step",), start, writer, save, state.store.latest,
                          info.graph_tensors, model.global_step, info.summary_tensors,
-                         summary_scope=step_module.tower_scope(0), tf1_collections=info.tf1_collections)
+                         summary_scope=step_module.tower_scope(0), tf1_collections=info.tf1_collections,
+                         step_read_after_update=info.counts_steps_itself)
     try:
         with loops.releasing_failed_frames(), signals.StopRequests() as stop_requests:
             if not savers:

@@ -90,13 +90,17 @@ class RunContext:
       evaluation: whether the run is an evaluation (its global step is the evaluated checkpoint's).
       tf1_collections: model_fn's TF1 variable collections (key -> variables), which a TF1 hook's begin()
         found in tf.estimator's graph; None: none.
+      step_read_after_update: the global step a hook is shown for the run of step N is N, not N - 1: model_fn's
+        train_op writes the step itself (BERT's), and TF1's fetch of it in that run read the new value.
     """
 
     def __init__(self, model_dir, available_values, start_step=0, summary_writer=None,
                  save_checkpoint=None, latest_checkpoint=None, graph_tensors=(), global_step=None,
-                 summary_tensors=(), summary_scope="", evaluation=False, tf1_collections=None):
+                 summary_tensors=(), summary_scope="", evaluation=False, tf1_collections=None,
+                 step_read_after_update=False):
         self.model_dir = model_dir
         self.tf1_collections = dict(tf1_collections or {})
+        self.step_read_after_update = step_read_after_update
         self.evaluation = evaluation  # an evaluation's run (its global step is the evaluated checkpoint's)
         self.summary_tensors = tuple(summary_tensors)
         self.summary_scope = summary_scope

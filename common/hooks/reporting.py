@@ -16,7 +16,8 @@ class LoggingTensorHook(Hook):
 
     tf.estimator's hook, with its arguments. As TF1's: it logs the first step of each run, then every N steps
     after the last line (steps 1, 4, 7 for N = 3), and "global_step" is the step the logged step started from
-    (0 for the first). It asks for values only for a call that ends on a step it logs (with at_end or
+    (0 for the first), or, where model_fn's train_op writes the step itself (BERT's), the step it ended on, as
+    TF1's fetch read the written value. It asks for values only for a call that ends on a step it logs (with at_end or
     every_n_secs, for every call: tensors model_fn named then cost each step its own call).
 
     Args:
@@ -117,7 +118,7 @@ class LoggingTensorHook(Hook):
             self._log(*self._last, None)
 
     def _log(self, step, values, elapsed):
-        shown = {**values, "global_step": step - 1}
+        shown = {**values, "global_step": step if self._context.step_read_after_update else step - 1}
         labelled = {label: shown[name] for label, name in self._tensors.items()}
         if self._formatter is not None:
             logging.info("%s", self._formatter(labelled))

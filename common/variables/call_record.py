@@ -59,7 +59,8 @@ class CallRecord:
     Summary protos; updates: DeferredUpdates; assigns: (variable, value) to assign after the step;
     checkpoint_inits: CheckpointInits; graph: the graph the call runs in; collections: its TF1 variable
     collections as the call left them (key -> variables); after_update: what model_fn made to follow the
-    optimizer's update (an ExponentialMovingAverage's apply: common.adapters.moving_averages)."""
+    optimizer's update (an ExponentialMovingAverage's apply: common.adapters.moving_averages); writes_global_step:
+    the call's train_op assigns the global step itself (BERT's `global_step.assign(global_step + 1)`)."""
 
     scalars: Dict[str, tf.Tensor] = dataclasses.field(default_factory=dict)
     summaries: List[tf.Tensor] = dataclasses.field(default_factory=list)
@@ -69,6 +70,7 @@ class CallRecord:
     graph: object = None  # the graph model_fn is traced in (see refuse_conditional_update)
     collections: Dict[str, list] = dataclasses.field(default_factory=dict)
     after_update: List[Callable] = dataclasses.field(default_factory=list)  # done once, after the step's update
+    writes_global_step: bool = False  # a train call's train_op assigns the global step itself (BERT's)
 
     def keep_graph_state(self):
         """Keeps what the call's fresh TF1 graph collected before it is dropped: its summaries, and its

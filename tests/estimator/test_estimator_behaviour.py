@@ -17,7 +17,10 @@ from tensorflow.core.util import event_pb2
 
 import common
 from common import hooks
+from common.tf1 import train as tf1_train
+from common.tf1 import variables as tf1_variables
 from tests import DATA, ROOT
+from tests.data.tf215_logs import record_resume
 from tests.programs import upgraded
 
 with open(os.path.join(DATA, "tf215_reference.json")) as _f:
@@ -201,3 +204,30 @@ def test_a_plain_scripts_log_lines_are_tf_estimators_in_text_order_and_logger(tm
     with open(os.path.join(DATA, "tf215_logs", "dnn_classifier.log")) as recorded:
         theirs = _line_kinds(recorded.read().splitlines(), "MODEL_DIR")
     assert _line_kinds(result.stderr.splitlines(), model_dir) == theirs
+
+
+@pytest.mark.parametrize("variant", ["bert", "plain"])
+def test_the_step_labels_of_a_resumed_run_are_tf_estimators(variant, tmp_path):
+    """A train_op that counts the global step itself (BERT's) is logged with the step it ended on, as TF1's fetch
+    read the value it wrote (the first line of a run raced there: 20 or 21); minimize(global_step=...) with the
+    step it started from. Trained to 20, then resumed by a new Estimator to 40, as record_resume.py ran TF 2.15."""
+    with open(os.path.join(DATA, "tf215_logs", "resume_steps.json")) as recorded:
+        theirs = json.load(recorded)[variant]
+    inner = record_resume.model_fn_of(variant == "bert", tf1_variables.trainable_variables, tf1_train.AdamOptimizer)
+
+    def model_fn(features, labels, mode):
+        loss, train_op = inner(features, labels, mode)
+        return common.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    labels = []
+    handler = logging.Handler()
+    handler.emit = lambda record: labels.extend(int(m) for m in re.findall(r", step = (\d+)", record.getMessage()))
+    logger = logging.getLogger("tensorflow")
+    logger.addHandler(handler)
+    try:
+        for max_steps in (20, 40):
+            config = common.RunConfig(log_step_count_steps=10, save_checkpoints_steps=20, tf_random_seed=0)
+            common.Estimator(model_fn, str(tmp_path), config=config).train(record_resume.input_fn,
+                                                                             max_steps=max_steps)
+    finally:
+        logger.removeHandler(handler)
+    assert labels in theirs
