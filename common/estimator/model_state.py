@@ -19,7 +19,7 @@ import tensorflow as tf
 from tensorflow.compat.v1 import logging
 
 from common.spec.model_fn import ModeKeys
-from common.state import checkpoints, tf_estimator_names, vocabularies
+from common.state import checkpoints, part_slots, tf_estimator_names, vocabularies
 from common.state.warm_start import warm_start
 from common.tf1_runtime.tf1_graph import variable_name
 
@@ -46,9 +46,13 @@ class ModelState:
         dir tf.estimator started is written as tf.estimator wrote it, so tf.estimator can load it again."""
         if not self.saved_names and not self.carried:
             return named_state, optimizer_names
-        variables = {self.saved_names.get(name, name): v for name, v in named_state.items()}
+        variables = {saved: v for name, v in named_state.items() for saved in self._written_as(name)}
         variables.update(self.carried)
-        return variables, {self.saved_names.get(name, name) for name in optimizer_names} | set(self.carried)
+        return variables, {saved for name in optimizer_names for saved in self._written_as(name)} | set(self.carried)
+
+    def _written_as(self, name):
+        """The names the checkpoints hold `name` under (a slot tf.estimator 2.15 saved per part: every part's)."""
+        return part_slots.each_name(self.saved_names.get(name, name))
 
     def restore(self, mode, checkpoint_path=None, info=None):
         """Loads state for `mode` from checkpoint_path, else from the newest
@@ -61,7 +65,8 @@ class ModelState:
 
         def load_by_name(prefix):
             renamed = checkpoints.restore(prefix, state, names, ignored=self.model.metric_state_names())
-            by_object = any(old.endswith(tf_estimator_names.ATTRIBUTE) for old in renamed.values())
+            by_object = any(old.endswith(tf_estimator_names.ATTRIBUTE) for saved_name in renamed.values()
+                            for old in part_slots.each_name(saved_name))
             self.saved_names = {} if by_object else renamed  # (a Keras object graph is not written by name)
             carried = checkpoints.carried_state(prefix, state, renamed) if training and renamed and not by_object \
                 else {}

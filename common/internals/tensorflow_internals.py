@@ -3,7 +3,7 @@
 The TF1 surface needs what TensorFlow's public API does not offer: the graph
 collections get_variable's store and scopes live in, TF1's partition info and
 a variable's slice of a partitioned whole (SaveSliceInfo, which TF1's Saver
-reads), TF1's feature-column classes and recurrent cells, the legacy TF1 layer
+reads) and what that Saver saves (SaveableObject), TF1's feature-column classes and recurrent cells, the legacy TF1 layer
 base, whether a summary writer is the default, the resource tracker a
 SavedModel's functions need, the SavedModel and VariableDef protos, a tf.data
 pipeline's input, an ExponentialMovingAverage's averages; and, only while the
@@ -52,6 +52,9 @@ ResourceTracker = _name(_RESOURCE, "ResourceTracker")
 resource_tracker_scope = _name(_RESOURCE, "resource_tracker_scope")
 SavedModel = _name(_module("tensorflow.core.protobuf.saved_model_pb2"), "SavedModel")
 VariableDef = _name(_module("tensorflow.core.framework.variable_pb2"), "VariableDef")
+_SAVEABLE = _module("tensorflow.python.training.saving.saveable_object")
+SaveableObject = _name(_SAVEABLE, "SaveableObject")  # what TF1's Saver saves: a value under a name of one's own
+SaveSpec = _name(_SAVEABLE, "SaveSpec")
 
 
 @functools.lru_cache(maxsize=None)

@@ -171,8 +171,13 @@ class CheckpointStore:
     def _name_keyed_writer(self, variables, iterator, optimizer_names):
         """save(step) through TF1's Saver, which rotates the checkpoints this store already holds too."""
         restorable = checkpoints.saved_form(variables)
-        var_list = {name: variable.parts if isinstance(variable, checkpoints.Slices) else variable
-                    for name, variable in restorable.items()}  # (TF1's Saver saves slices)
+        var_list, seen = {}, set()
+        for name, variable in restorable.items():
+            if isinstance(variable, checkpoints.Slices):  # (TF1's Saver saves slices)
+                var_list[name] = variable.parts
+            else:  # (a value the model dir holds under several names: TF1's Saver takes each variable once)
+                var_list[name] = _SavedAgain(variable, name) if id(variable) in seen else variable
+                seen.add(id(variable))
         optimizer_names = {checkpoints.saved_name(name, variables[name]) if name in variables else name
                            for name in optimizer_names}
         if iterator is not None:
@@ -211,3 +216,13 @@ class CheckpointStore:
             pass
         return (text + ". The earlier checkpoints are untouched: free some space (or fix the permissions) "
                 "and run the same command again to resume from the newest.")
+
+
+class _SavedAgain(tensorflow_internals.SaveableObject):
+    """A variable's value written under one more name (a slot tf.estimator 2.15 saved once per part, see
+    common.state.part_slots); read back by common.state.checkpoints, never restored through TF1's Saver."""
+
+    def __init__(self, variable, name):
+        spec = tensorflow_internals.SaveSpec(variable.read_value, "", name, dtype=variable.dtype,
+                                             device=variable.device)
+        super().__init__(None, [spec], name)

@@ -28,7 +28,7 @@ import re
 import tensorflow as tf
 
 from common.internals import tensorflow_internals
-from common.state import tf_estimator_names
+from common.state import part_slots, tf_estimator_names
 
 CHECKPOINT_NAME = "model.ckpt"
 GLOBAL_STEP = "global_step"
@@ -47,6 +47,7 @@ _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 _PATH_CLEANUP = re.compile(r"[^A-Za-z0-9_./-]")
 _ESCAPED = re.compile(r"\.([.S])")
 CHECKPOINT_FILE = re.compile(rf"^{re.escape(CHECKPOINT_NAME)}-(\d+)\.(index|data-(\d+)-of-(\d+))$")
+_PARTITION = re.compile(r"/t_\d+$")  # (the partition a v1 premade's TF1 optimizer saved a slot under)
 _FUNCTION_NODE = re.compile(r"\{\{function_node [^}]*\}\}\s*")
 
 
@@ -246,13 +247,21 @@ def first_line(error):
 
 
 def read_values(path, names):
-    """{name: numpy value}, every one read before the caller assigns any;
-    CheckpointDamagedError naming the checkpoint when its files are missing,
-    cut short or unreadable."""
+    """{name: numpy value}, every one read before the caller assigns any (a name may be PerPartNames: the slot
+    tf.estimator 2.15 saved per part, read whole); CheckpointDamagedError naming the checkpoint when its files
+    are missing, cut short or unreadable."""
     try:
         reader = tf.train.load_checkpoint(path)
-        escaped = _escaped_format(reader.get_variable_to_shape_map())
-        return {name: reader.get_tensor(checkpoint_key(name, escaped and name != OPTIMIZER_STATE)) for name in names}
+        shapes = reader.get_variable_to_shape_map()
+        escaped = _escaped_format(shapes)
+        values = {}
+        for name in names:
+            if isinstance(name, part_slots.PerPartNames):
+                values[name] = part_slots.read_whole(path, name, shapes[name[0]],
+                                                     reader.get_variable_to_dtype_map()[name[0]])
+            else:
+                values[name] = reader.get_tensor(checkpoint_key(name, escaped and name != OPTIMIZER_STATE))
+        return values
     except (tf.errors.OpError, IndexError, ValueError, OSError) as error:
         raise CheckpointDamagedError(f"{path} cannot be read ({first_line(error)})") from error
 
@@ -286,7 +295,7 @@ def carried_state(path, variables, renamed):
     optimizer's hyperparameters, "training/Adagrad/decay"): written back unchanged with every save, so
     tf.estimator can load the model dir again."""
     saved = variable_shapes(path)
-    used = set(variables) | set(renamed.values())
+    used = set(variables) | {old for saved_name in renamed.values() for old in part_slots.each_name(saved_name)}
     names = [name for name in tf_estimator_optimizer_state(saved, variables) if name not in used]
     return read_values(path, names) if names else {}
 
@@ -298,8 +307,8 @@ def check_compatible(path, variables, required, renamed=None, ignored=()):
     bookkeeping and the names in `ignored` are ignored)."""
     renamed = renamed or {}
     saved = variable_shapes(path)
-    saved.update({name: saved[old] for name, old in renamed.items()})
-    read_as_another = set(renamed.values())
+    saved.update({name: saved[part_slots.each_name(old)[0]] for name, old in renamed.items()})
+    read_as_another = {old for saved_name in renamed.values() for old in part_slots.each_name(saved_name)}
     missing, reshaped = missing_and_reshaped(saved, variables, required)
     reshaped = [f"{n} (checkpoint {saved[n]}, model {variables[n].shape.as_list()})" for n in reshaped]
     optimizer_state = optimizer_state_names(path) or tf_estimator_optimizer_state(saved, variables)
@@ -333,7 +342,8 @@ def tf_estimator_optimizer_state(saved, variables):
         if name in variables:
             continue
         parent = name.rsplit("/", 1)[0]
-        by_partition = parent.endswith("/t_0") and parent[:-len("/t_0")] in model  # (a v1 premade's slots)
+        partition = _PARTITION.search(parent)
+        by_partition = partition is not None and parent[:partition.start()] in model  # (a v1 premade's slots)
         if parent in model or by_partition or name.startswith((tf_estimator_names.KERAS2_SCOPE, "optimizer/")) \
                 or "/.OPTIMIZER_SLOT/" in name or tf_estimator_names.TF1_NON_SLOT.match(name.rsplit("/", 1)[-1]):
             found.add(name)

@@ -12,7 +12,8 @@ three places, and its optimizer state differently:
   ("model_fn/adam/dnn_logits_kernel_momentum").
 - tf.compat.v1's premade estimators given a TF1 optimizer: its slots under
   the variable's partition ("dnn/logits/kernel/t_0/Adam", the project's
-  "dnn/logits/kernel/Adam"), Adam's accumulators under the head
+  "dnn/logits/kernel/Adam"; a partitioned variable's slot under each part's,
+  common.state.part_slots), Adam's accumulators under the head
   ("dnn/head/beta1_power").
 - model_to_estimator: tf.estimator saved the Keras model object by object
   ("layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE", the step as
@@ -24,6 +25,8 @@ Adam's m and v their moments).
 """
 
 import re
+
+from common.state import part_slots
 
 ATTRIBUTE = "/.ATTRIBUTES/VARIABLE_VALUE"
 KERAS2_SCOPE = "training/"
@@ -107,7 +110,7 @@ def _object_names(wanted, saved):
 
 def saved_names(saved, wanted):
     """{project name: the checkpoint's name} for each wanted name the checkpoint (names `saved`) holds under
-    another name; empty for a checkpoint that is not tf.estimator's."""
+    another name (a PerPartNames for a slot saved per part); empty for a checkpoint that is not tf.estimator's."""
     found = {}
     if any(name.endswith(ATTRIBUTE) for name in saved):
         found.update(_object_names(wanted, saved))
@@ -120,6 +123,10 @@ def saved_names(saved, wanted):
             found[name] = name[len("model_fn/"):]
             continue
         variable, _, suffix = name.rpartition("/")
+        per_part = part_slots.per_part_names(variable, suffix, saved)
+        if per_part:
+            found[name] = per_part
+            continue
         if f"{variable}/t_0/{suffix}" in saved:  # (a v1 premade's TF1 optimizer slot, by partition)
             found[name] = f"{variable}/t_0/{suffix}"
             continue

@@ -20,6 +20,7 @@ import numpy as np
 import tensorflow as tf
 
 from common.internals import tensorflow_internals
+from common.state import part_slots
 
 PartitionedVariable = tensorflow_internals.PartitionedVariable
 TF1_MIN_SLICE_BYTES = 64 << 20  # the premade estimators' default: a part holds at least 64 MiB
@@ -72,14 +73,11 @@ def slices(shape, partitions):
     """(offset, shape) of each part, TF1's way: the first (size % count) parts one row larger."""
     shape = tf.TensorShape(shape).as_list()
     axis = max(range(len(partitions)), key=lambda a: partitions[a])
-    count = partitions[axis]
-    found, start = [], 0
-    for i in range(count):
-        size = shape[axis] // count + (1 if i < shape[axis] % count else 0)
+    found = []
+    for start, size in part_slots.part_bounds(shape[axis], partitions[axis]):
         offset = [0] * len(shape)
         offset[axis] = start
         found.append((offset, shape[:axis] + [size] + shape[axis + 1:]))
-        start += size
     return found
 
 

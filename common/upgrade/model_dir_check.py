@@ -8,11 +8,15 @@ names the way common.state.tf_estimator_names reads them.
 """
 
 import collections
+import glob
 import os
+import re
 
 import tensorflow as tf
 
-from common.state import checkpoints, tf_estimator_names
+from common.state import checkpoints, part_slots, tf_estimator_names
+
+_PARTITION_SLOT = re.compile(r"^(.+)/t_(\d+)/([^/]+)$")  # <variable>/t_<k>/<slot>
 
 
 def _groups(names):
@@ -32,7 +36,12 @@ def _groups(names):
         elif name.endswith(tf_estimator_names.ATTRIBUTE):
             groups["a Keras model's weights, object by object (model_to_estimator's): read by layer order"].append(
                 name)
-        elif ("/" in name and name.rsplit("/", 1)[0] in names) or name.startswith(("beta1_power", "beta2_power")):
+        elif _PARTITION_SLOT.match(name) and _PARTITION_SLOT.match(name).group(1) in names:
+            per_part = part_slots.per_part_names(*_PARTITION_SLOT.match(name).group(1, 3), names)
+            groups["a TF1 optimizer's slots under the variable's partition (a v1 premade's): read as its slots" + (
+                "; a partitioned variable's, one name per part, joined" if per_part else "")].append(name)
+        elif ("/" in name and name.rsplit("/", 1)[0] in names) or \
+                tf_estimator_names.TF1_NON_SLOT.match(name.rsplit("/", 1)[-1]):
             groups["a TF1 optimizer's slots and accumulators: read as they are"].append(name)
         else:
             groups["model variables (Keras layers built in model_fn are read as model_fn/<name>)"].append(name)
@@ -51,6 +60,14 @@ def report(model_dir):
         return lines + ["written by this project: it resumes, evaluates, predicts and exports as it is"]
     by_object = any(name.endswith(tf_estimator_names.ATTRIBUTE) for name in saved)
     lines.append("written by tf.estimator" + (" (model_to_estimator, object-based)" if by_object else ""))
+    shards = glob.glob(latest + ".data-*-of-*")
+    if len(shards) > 1:
+        lines.append(f"  in {len(shards)} data files (a sharded Saver's, one per device): read as one checkpoint")
+    beside = [os.path.basename(p) for p in sorted(glob.glob(os.path.join(model_dir, "graph.pbtxt")) +
+                                                  glob.glob(os.path.join(model_dir, "events.out.tfevents.*")))]
+    if beside:
+        lines.append(f"  beside it {', '.join(beside[:3])}{' and more' if len(beside) > 3 else ''}: kept; "
+                     "this project's events go to a file of their own beside them")
     for group, names in _groups(saved).items():
         shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
         lines.append(f"  {len(names)} {group}: {shown}")

@@ -26,11 +26,16 @@ def _reference(kind):
         return json.load(f)
 
 
-def _program(kind, tmp_path):
-    """The kind's TF 2.15 program through the upgrade, imported."""
+def _program(kind, tmp_path, warm_start_from=None):
+    """The kind's TF 2.15 program through the upgrade, imported; given warm_start_from, its estimator is built
+    with that warm_start_from, as its user would add it."""
     with open(os.path.join(HERE, kind, "program.py")) as f:
         upgraded, changes = rules.upgrade_source(f.read())
     assert not [c.describe(kind) for c in changes if c.refused]
+    if warm_start_from is not None:
+        assert upgraded.count("model_dir=model_dir,") == 1
+        upgraded = upgraded.replace("model_dir=model_dir,",
+                                    f"model_dir=model_dir, warm_start_from={warm_start_from!r},")
     path = tmp_path / f"{kind}_upgraded.py"
     path.write_text(upgraded)
     spec = importlib.util.spec_from_file_location(f"{kind}_upgraded", path)
@@ -112,3 +117,19 @@ def test_training_resumes_as_tf215_resumed_and_writes_what_tf215_reads(kind, tmp
     assert written == set(reference["checkpoint_variables"])  # tf.estimator's names, so it can take the dir back
     # TF 2.15, given this model dir at step 9, evaluated to these numbers (reference["rollback"], record.py):
     _assert_close(est.evaluate(program.eval_input_fn, steps=None), reference["rollback"]["evaluate"], "rollback")
+    # ... and trained on to step 11 with these losses: the optimizer state written here is the one TF 2.15 read
+    losses = StepLosses()
+    est.train(program.train_input_fn, max_steps=11, hooks=[losses])
+    _assert_close(losses.losses, reference["rollback"]["train11"]["losses"], "the losses of steps 9-10")
+
+
+@pytest.mark.parametrize("kind", [k for k in KINDS if k.startswith("tf1_")])
+def test_a_tf1_era_dir_warm_starts_a_new_model_with_its_weights(kind, tmp_path):
+    """A new model warm-started from every variable of a TF1-era dir (partitioned, sharded) takes its first
+    step from the dir's weights: that step's loss is the one TF 2.15 had on resuming the dir (the same weights,
+    the same first batch)."""
+    reference = _reference(kind)
+    program = _program(kind, tmp_path, warm_start_from=os.path.join(HERE, kind, "model"))
+    est, losses = program.build_estimator(str(tmp_path / "new")), StepLosses()
+    est.train(program.train_input_fn, max_steps=1, hooks=[losses])
+    _assert_close(losses.losses["0"], reference["resume_train9"]["losses"]["6"], "the warm-started first loss")

@@ -17,6 +17,27 @@ def test_a_tf1_custom_model_dirs_slots_are_grouped_and_rollback_promised():
     assert lines[-1].endswith("tf.estimator 2.15 can take the dir back")
 
 
+def test_a_tf1_era_dirs_shards_files_and_per_part_slots_are_named():
+    sharded = model_dir_check.report(os.path.join(DATA, "tf1_custom_sharded", "model"))
+    assert "  in 3 data files (a sharded Saver's, one per device): read as one checkpoint" in sharded
+    assert any(line.startswith("  beside it ") and "graph.pbtxt" in line and "events.out.tfevents." in line
+               for line in sharded)
+    partitioned = model_dir_check.report(os.path.join(DATA, "tf1_dnn_partitioned", "model"))
+    per_part = [line for line in partitioned if "one name per part, joined" in line]
+    assert per_part == ["  2 a TF1 optimizer's slots under the variable's partition (a v1 premade's): read as its "
+                        "slots; a partitioned variable's, one name per part, joined: dnn/input_from_feature_columns/"
+                        "input_layer/item_embedding/embedding_weights/t_0/Adagrad, dnn/input_from_feature_columns/"
+                        "input_layer/item_embedding/embedding_weights/t_1/Adagrad"]
+    assert any(line.startswith("  7 model variables") for line in partitioned)
+
+
+def test_a_v1_premades_adam_accumulators_under_its_head_are_optimizer_state():
+    lines = model_dir_check.report(os.path.join(DATA, "v1_dnn_regressor_adam", "model"))
+    assert "  2 a TF1 optimizer's slots and accumulators: read as they are: dnn/head/beta1_power, " \
+           "dnn/head/beta2_power" in lines
+    assert any(line.startswith("  4 model variables") for line in lines)
+
+
 def test_the_projects_own_model_dir_is_read_as_it_is(tmp_path):
     features, labels = models.blobs(16)
     est = common.Estimator(models.classifier_fn, str(tmp_path), params={"hidden": 2})

@@ -5,6 +5,10 @@ checkpoint names), by running `<kind>/program.py` (a TF 2.15 program) through dr
 
     python record.py KIND --tf215=/path/to/tf215/bin/python
     python record.py KIND --tf215=... --rollback=DIR   # TF 2.15 on a model dir this project resumed to step 9
+    python record.py KIND --tf215=... --whole_dir      # keep all TF left: graph.pbtxt, events, the .meta
+
+The third form is for the TF1-era kinds (tf1_*: programs run as TF1 ran, v2 behaviour disabled), whose dirs
+come with what TF1 wrote beside the checkpoint.
 
 The second form records, as reference.json's "rollback", what TF 2.15 evaluates and trains on a model dir
 that the project wrote (tests.state.test_tf215_model_dirs makes one the same way: resume to step 9).
@@ -49,7 +53,7 @@ def checkpoint_variables(python, folder):
     return json.loads(done.stdout)
 
 
-def record(kind, python):
+def record(kind, python, whole_dir=False):
     work = tempfile.mkdtemp()
     model, resumed = os.path.join(work, "model"), os.path.join(work, "resumed")
     reference = {"kind": kind, "train6": run(python, kind, model, "train", "6")}
@@ -63,8 +67,9 @@ def record(kind, python):
     fixture = os.path.join(HERE, kind, "model")
     shutil.rmtree(fixture, ignore_errors=True)
     os.makedirs(fixture)
-    for path in glob.glob(os.path.join(model, "model.ckpt-6.*")):
-        if not path.endswith(".meta"):
+    kept = ["model.ckpt-6.*"] + (["model.ckpt-6.meta", "graph.pbtxt", "events.out.tfevents.*"] if whole_dir else [])
+    for path in sorted({p for pattern in kept for p in glob.glob(os.path.join(model, pattern))}):
+        if whole_dir or not path.endswith(".meta"):
             shutil.copy(path, fixture)
     if os.path.isdir(os.path.join(model, "keras")):  # model_to_estimator's warm-start copy
         shutil.copytree(os.path.join(model, "keras"), os.path.join(fixture, "keras"))
@@ -77,6 +82,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("kind")
     parser.add_argument("--tf215", required=True, help="a Python with tensorflow-cpu==2.15.1")
+    parser.add_argument("--whole_dir", action="store_true", help="keep graph.pbtxt, events and the .meta too")
     parser.add_argument("--rollback", help="a model dir the project resumed from the fixture to step 9")
     args = parser.parse_args()
     path = os.path.join(HERE, args.kind, "reference.json")
@@ -86,7 +92,7 @@ def main():
         reference["rollback"] = {"evaluate": run(args.tf215, args.kind, args.rollback, "evaluate"),
                                  "train11": run(args.tf215, args.kind, args.rollback, "train", "11")}
     else:
-        reference = record(args.kind, args.tf215)
+        reference = record(args.kind, args.tf215, args.whole_dir)
     with open(path, "w") as f:
         json.dump(reference, f, indent=1, sort_keys=True)
 
