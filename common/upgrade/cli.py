@@ -11,7 +11,13 @@ each construct it cannot convert (with its line and what to use instead),
 is printed and written to --reportfile. What the rules are is
 common.upgrade.rules'; how files are read and written, common.upgrade.files'.
 A file it cannot read, parse or write is named in the report and skipped
-(with --intree, the rest of the tree goes on); the exit status is then 1.
+(with --intree, the rest of the tree goes on).
+
+Exit status: 0 when everything was converted; EXIT_LEFT_TO_CONVERT (3) when
+the files were written but constructs are left to convert by hand (marked
+ERROR in the report; the last line says how many); 1 when a file was not
+upgraded or copied, the report could not be written, or the flags were
+wrong.
 """
 
 import dataclasses
@@ -36,6 +42,7 @@ flags.DEFINE_string("reportfile", "report.txt", "Where the list of changes is wr
                     "file that is not such a report is never overwritten.")
 
 REPORT_HEADER = "# python -m common.upgrade report"
+EXIT_LEFT_TO_CONVERT = 3  # the files were written, with constructs left to convert by hand
 
 
 @dataclasses.dataclass(frozen=True)
@@ -197,4 +204,10 @@ def main(argv):
             print(f"ERROR: the report was not written: {problem}", file=sys.stderr)
             return 1
         print(f"Report written to {FLAGS.reportfile}", file=sys.stderr)
-    return 1 if failed else 0
+    if failed:
+        return 1
+    if refused:
+        print(f"{refused} construct{'s' if refused != 1 else ''} left to convert (see "
+              f"{FLAGS.reportfile or 'the report above'})", file=sys.stderr)
+        return EXIT_LEFT_TO_CONVERT
+    return 0

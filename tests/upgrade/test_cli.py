@@ -35,6 +35,23 @@ def test_the_command_upgrades_a_tree_copies_other_files_and_writes_the_report(tm
     assert refused.returncode != 0 and "--infile=" in refused.stderr and "no such file" in refused.stderr
 
 
+def test_constructs_left_to_convert_give_status_3_and_a_last_line_that_counts_them(tmp_path):
+    program = tmp_path / "p.py"
+    program.write_text("import tensorflow as tf\nspec = tf.estimator.EstimatorSpec\nbad = tf.contrib.x\n"
+                       "worse = tf.contrib.y\n")
+    report = tmp_path / "r.txt"
+    result = _upgrade(f"--infile={program}", f"--outfile={tmp_path / 'out.py'}", f"--reportfile={report}")
+    assert result.returncode == 3, result.stderr  # (common.upgrade.cli.EXIT_LEFT_TO_CONVERT)
+    assert result.stderr.splitlines()[-1] == f"2 constructs left to convert (see {report})"
+    assert (tmp_path / "out.py").read_text().startswith("import common\n")  # the file was still written
+    assert report.read_text().count(": ERROR: tf.contrib.") == 2
+
+    program.write_text("import tensorflow as tf\nbad = tf.contrib.x\n")
+    alone = _upgrade(f"--infile={program}", f"--outfile={tmp_path / 'out.py'}", "--reportfile=")
+    assert alone.returncode == 3 and alone.stderr.splitlines()[-1] == \
+        "1 construct left to convert (see the report above)"
+
+
 def test_in_place_the_bytes_it_does_not_rewrite_stay_as_they_were(tmp_path):
     """A BOM, CRLF, a form feed, U+2028 and a latin-1 file: only the rewritten name and the import change."""
     program = tmp_path / "p.py"
