@@ -7,6 +7,8 @@ feature through to the predictions and the served outputs with
 forward_features (training-data-analyst's babyweight).
 """
 
+import collections.abc
+
 import tensorflow as tf
 
 from common.estimator.estimator import Estimator
@@ -28,6 +30,7 @@ def add_metrics(estimator, metric_fn):
       A new Estimator over the same model dir, config and warm start.
     Raises:
       ValueError: metric_fn takes an argument other than those.
+      TypeError: (at evaluation) metric_fn returned something other than a dict.
     """
     unexpected = sorted(set(named_arguments(metric_fn)) - set(_METRIC_FN_ARGS))
     if unexpected:
@@ -41,6 +44,10 @@ def add_metrics(estimator, metric_fn):
             return spec
         added = call_with_wanted_args(metric_fn, {}, {"predictions": spec.predictions, "features": features,
                                                       "labels": labels, "config": config})
+        if not isinstance(added, collections.abc.Mapping):
+            raise TypeError(f"add_metrics: metric_fn ({getattr(metric_fn, '__name__', metric_fn)}) returned a "
+                            f"{type(added).__name__}; it must return a dict {{name: metric}}, each metric a Keras "
+                            "metric or a (value, update_op) pair such as tf.compat.v1.metrics.mean(...)'s")
         return spec._replace(eval_metric_ops={**(spec.eval_metric_ops or {}), **added})
 
     return _with_model_fn(estimator, model_fn_with_metrics)

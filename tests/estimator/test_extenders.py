@@ -1,6 +1,8 @@
 """tf.estimator.add_metrics: a metric_fn's metrics join a trained estimator's evaluation; forward_features: a
 feature joins its predictions and served outputs."""
 
+import os
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -42,6 +44,19 @@ def test_a_metric_fn_asking_for_an_unknown_argument_is_refused_by_name():
     estimator = common.Estimator(lambda features, labels, mode: None)
     with pytest.raises(ValueError, match=r"has following not expected args: \['mode'\]"):
         common.add_metrics(estimator, lambda predictions, mode: {})
+
+
+def test_a_metric_fn_returning_a_tuple_is_named_with_the_type_and_the_model_dir_is_untouched(tmp_path):
+    regressor = LinearRegressor([tf.feature_column.numeric_column("x", shape=[2])], model_dir=str(tmp_path))
+    regressor.train(lambda: input_fn().repeat(), steps=2)
+    before = sorted(os.listdir(tmp_path))
+
+    def pair_fn(labels, predictions):
+        return tf1_metrics.mean(labels), tf1_metrics.mean(predictions["predictions"])
+
+    with pytest.raises(TypeError, match=r"metric_fn \(pair_fn\) returned a tuple; it must return a dict"):
+        common.add_metrics(regressor, pair_fn).evaluate(input_fn)
+    assert sorted(os.listdir(tmp_path)) == before
 
 
 def keyed_input_fn():
