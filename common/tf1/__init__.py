@@ -9,7 +9,8 @@ model_fn), `variables` and `losses` (the trainable-variables and
 regularization-losses collections), `feature_column` (TF1's column classes,
 shared embeddings), `saver` (a Saver made in model_fn), `keras_backend`
 (`set_learning_phase`), `file_writer` (`tf.summary.FileWriter` outside
-model_fn), `update_rules` (Keras optimizers with TF1's update rules).
+model_fn), `update_rules` (Keras optimizers with TF1's update rules),
+`device_setter` (replica_device_setter without ps tasks).
 They build on the TF1 runtime (common.tf1_runtime) and the adapters
 (common.adapters); tf.contrib's pieces are common.contrib's.
 """

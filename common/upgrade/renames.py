@@ -116,6 +116,7 @@ def _renames():
             renames[prefix + name] = "common.tf1.train." + name
         renames[prefix + "Saver"] = "common.tf1.saver.Saver"
         renames[prefix + "import_meta_graph"] = "common.tf1.saver.import_meta_graph"
+        renames[prefix + "replica_device_setter"] = "common.tf1.device_setter.replica_device_setter"
         for name in ("get_global_step", "get_or_create_global_step"):
             renames[prefix + name] = "common.get_global_step"
         for name in HOOK_NAMES:
@@ -294,16 +295,12 @@ REMOVED_CALLS = ("tf.compat.v1.disable_eager_execution", "tf.compat.v1.disable_v
 
 _SYNC_REPLICAS = ("towers already average gradients synchronously; for several synchronous hosts give TF_CONFIG "
                   "chief and worker tasks without ps tasks (the mains' --sync)")
-_DEVICE_SETTER = ("a parameter-server job places its variables itself: name the ps tasks in TF_CONFIG (RunConfig() "
-                  "reads it) and drop the device setter")
 
 # Prefixes with no counterpart here, and what to do instead (longest prefix wins).
 UNSUPPORTED = {
     "tf.contrib.": "tf.contrib is gone since TensorFlow 2.0; find the op in core TensorFlow or Keras",
     "tf.compat.v1.train.SyncReplicasOptimizer": _SYNC_REPLICAS,
     "tf.train.SyncReplicasOptimizer": _SYNC_REPLICAS,
-    "tf.compat.v1.train.replica_device_setter": _DEVICE_SETTER,
-    "tf.train.replica_device_setter": _DEVICE_SETTER,
     "tf.compat.v1.layers.": "this TF1 layer has no counterpart in common.tf1.layers; build the Keras layer "
                             "(tf.keras.layers...) inside model_fn",
     "tf.layers.": "this TF1 layer has no counterpart in common.tf1.layers; build the Keras layer inside model_fn",

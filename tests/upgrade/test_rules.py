@@ -85,14 +85,15 @@ def test_graph_mode_switches_are_commented_out_and_unmappable_names_refused_by_l
         cols = [tf.feature_column.numeric_column("x")]
         dense = tf.keras.layers.DenseFeatures(cols)
         ''')
-    assert new.splitlines()[:3] == ["import common", "import common.layers", "import tensorflow as tf"]
-    assert new.splitlines()[3] == ("# tf.compat.v1.disable_eager_execution()  "
+    assert new.splitlines()[:4] == ["import common", "import common.layers", "import common.tf1.device_setter",
+                                    "import tensorflow as tf"]
+    assert new.splitlines()[4] == ("# tf.compat.v1.disable_eager_execution()  "
                                    "# removed by common.upgrade: this project runs TF2 eagerly")
     refused = [(c.line, c.message.split(":")[0]) for c in changes if c.refused]
     assert refused == [(4, "tf.compat.v1.disable_v2_behavior() must go"), (5, "tf.contrib.distributions.Normal"),
-                       (6, "tf.estimator.DNNRankingEstimator"), (7, "tf.compat.v1.train.SyncReplicasOptimizer"),
-                       (8, "tf.train.replica_device_setter")]
-    assert "name the ps tasks in TF_CONFIG (RunConfig() reads it)" in next(c.message for c in changes if c.line == 8)
+                       (6, "tf.estimator.DNNRankingEstimator"), (7, "tf.compat.v1.train.SyncReplicasOptimizer")]
+    # (None without ps tasks, as TF1's; refused by count with them, when it runs: common.tf1.device_setter)
+    assert new.splitlines()[10] == "setter = common.tf1.device_setter.replica_device_setter(ps_tasks=2)"
     assert "no counterpart here" in next(c.message for c in changes if c.line == 6)
     assert new.splitlines()[-1] == "dense = common.layers.DenseFeatures(cols)"  # Keras 2's layer, here
 
