@@ -64,7 +64,8 @@ class ModelState:
         names = list(state) if training else [checkpoints.GLOBAL_STEP] + model_names
 
         def load_by_name(prefix):
-            renamed = checkpoints.restore(prefix, state, names, ignored=self.model.metric_state_names())
+            renamed = checkpoints.restore(prefix, state, names, ignored=self.model.metric_state_names(),
+                                          partial=not training)
             by_object = any(old.endswith(tf_estimator_names.ATTRIBUTE) for saved_name in renamed.values()
                             for old in part_slots.each_name(saved_name))
             self.saved_names = {} if by_object else renamed  # (a Keras object graph is not written by name)

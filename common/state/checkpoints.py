@@ -300,11 +300,12 @@ def carried_state(path, variables, renamed):
     return read_values(path, names) if names else {}
 
 
-def check_compatible(path, variables, required, renamed=None, ignored=()):
+def check_compatible(path, variables, required, renamed=None, ignored=(), partial=False):
     """Raises CheckpointMismatchError unless every name in `required` is in the
     checkpoint (under `renamed`'s name where given) with the variable's shape, and the checkpoint's model
     variables are the model's (optimizer state and the global step may be absent; tf.estimator's
-    bookkeeping and the names in `ignored` are ignored)."""
+    bookkeeping and the names in `ignored` are ignored). partial: the checkpoint may hold model variables
+    the model lacks (a mode's graph that builds part of the model); returns those names."""
     renamed = renamed or {}
     saved = variable_shapes(path)
     saved.update({name: saved[part_slots.each_name(old)[0]] for name, old in renamed.items()})
@@ -315,6 +316,8 @@ def check_compatible(path, variables, required, renamed=None, ignored=()):
     extra = [n for n in saved if n not in variables and not n.startswith(OPTIMIZER_PREFIX) and n != GLOBAL_STEP
              and n not in optimizer_state and n not in TF_ESTIMATOR_BOOKKEEPING and n not in read_as_another
              and n not in ignored]
+    if partial:
+        unread, extra = extra, []
     if missing or extra or reshaped:
         parts = []
         if reshaped:
@@ -326,6 +329,7 @@ def check_compatible(path, variables, required, renamed=None, ignored=()):
         raise CheckpointMismatchError(
             f"checkpoint {path} was written by a different model; {'; '.join(parts)}. Use another model_dir, or "
             "remove it to start over.", path, "; ".join(parts))
+    return unread if partial else []
 
 
 
@@ -350,14 +354,19 @@ def tf_estimator_optimizer_state(saved, variables):
     return found
 
 
-def restore(path, variables, names, ignored=()):
+def restore(path, variables, names, ignored=(), partial=False):
     """Assigns the checkpoint's values to `variables[name]` for each name, all
     or nothing: the names and shapes are checked and every value is read
     before the first is assigned (the checkpoint's names in `ignored` are left
-    unread). A checkpoint tf.estimator wrote is read under its own names
+    unread). partial: the model may lack some of the checkpoint's variables (evaluation, prediction and
+    export of a mode that builds part of the model, as TF1's Saver restored what the graph had): they are
+    left unread, and said so once. A checkpoint tf.estimator wrote is read under its own names
     (tf_estimator_renames); returns those renames."""
     renamed = tf_estimator_renames(path, names)
-    check_compatible(path, variables, names, renamed, ignored)
+    unread = check_compatible(path, variables, names, renamed, ignored, partial)
+    if unread:
+        tf.compat.v1.logging.info("%d variable(s) of %s are not built in this mode and were left unread: %s",
+                                  len(unread), path, describe(unread, limit=3))
     values = read_values(path, [renamed.get(name, name) for name in names])
     for name in names:
         variables[name].assign(values[renamed.get(name, name)])
