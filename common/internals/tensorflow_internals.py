@@ -3,8 +3,8 @@
 The TF1 surface needs what TensorFlow's public API does not offer: the graph
 collections get_variable's store and scopes live in, TF1's partition info and
 a variable's slice of a partitioned whole (SaveSliceInfo, which TF1's Saver
-reads) and what that Saver saves (SaveableObject), TF1's feature-column classes and recurrent cells, the legacy TF1 layer
-base, whether a summary writer is the default, the resource tracker a
+reads) and what that Saver saves (SaveableObject), TF1's feature-column
+classes and recurrent cells, the legacy TF1 layer base, whether a summary writer is the default, the resource tracker a
 SavedModel's functions need, the SavedModel and VariableDef protos, a tf.data
 pipeline's input, an ExponentialMovingAverage's averages; and, only while the
 framework runs TF1 code (a call of model_fn, a TF1 hook, TF1's Saver over
