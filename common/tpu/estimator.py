@@ -2,7 +2,9 @@
 
 TPUEstimator set params["batch_size"] for input_fn and model_fn to the
 batch size of the mode (train_batch_size, eval_batch_size,
-predict_batch_size); model_fn returned a TPUEstimatorSpec whose metrics are a
+predict_batch_size), and params["use_tpu"] = False for model_fn; beyond TF
+2.15, which gave a TPUContext only on a TPU, both also get params["context"],
+a one-host TPUContext (common.tpu.context). model_fn returned a TPUEstimatorSpec whose metrics are a
 (metric_fn, tensors) pair, whose scaffold is made by scaffold_fn and whose
 summaries come from host_call (run on the host after the steps, in training:
 common.tpu.host_call). `as_estimator_spec` is what TPUEstimator made of it on
@@ -22,6 +24,7 @@ import numpy as np
 from common.estimator.estimator import Estimator
 from common.estimator.run_config import RunConfig
 from common.spec.model_fn import EstimatorSpec, ModeKeys, call_with_wanted_args
+from common.tpu import context as tpu_context
 from common.tpu import host_call
 from common.tpu import hooks as tpu_hooks
 
@@ -74,22 +77,31 @@ class _Params(dict):
         raise KeyError(key)
 
 
-def _with_batch_size(input_fn, batch_size, flag):
-    """input_fn, given params["batch_size"] = batch_size (the signature stays its own); one that takes no params
-    is refused, as tf.estimator's TPUEstimator refused it."""
+def _params_of(params, mode, batch_size, **more):
+    """A mode's params: the user's, with "batch_size" (or _Params saying there is none), "context" (a one-host
+    TPUContext) and `more`."""
+    params = dict(params or {}, context=tpu_context.TPUContext(mode), **more)
+    return _Params(params, _FLAGS[mode]) if batch_size is None else dict(params, batch_size=batch_size)
+
+
+def _with_batch_size(input_fn, batch_size, mode):
+    """input_fn, given params["batch_size"] = batch_size and params["context"] (the signature stays its own);
+    one that takes no params is refused, as tf.estimator's TPUEstimator refused it."""
     if "params" not in inspect.signature(input_fn).parameters:
         raise ValueError(f"input_fn ({getattr(input_fn, '__name__', input_fn)}) does not include params argument, "
                          'required by TPUEstimator to pass batch size as params["batch_size"]')
 
     @functools.wraps(input_fn)
     def with_batch_size(**kwargs):
-        kwargs["params"] = _Params(kwargs.get("params"), flag) if batch_size is None else dict(
-            kwargs.get("params") or {}, batch_size=batch_size)
+        kwargs["params"] = _params_of(kwargs.get("params"), mode, batch_size)
         return input_fn(**kwargs)
     return with_batch_size
 
 
 _FLAGS = {ModeKeys.TRAIN: "train_batch_size", ModeKeys.EVAL: "eval_batch_size", ModeKeys.PREDICT: "predict_batch_size"}
+_RESERVED_PARAMS = {
+    "batch_size": "TPUEstimator sets it per mode from train_batch_size, eval_batch_size and predict_batch_size",
+    "context": "TPUEstimator sets it to the TPUContext of the call"}
 
 
 def _checked_batch_sizes(sizes, num_towers):
@@ -123,13 +135,12 @@ class TPUEstimator(Estimator):
                              "and model_fn runs on the towers of the device plan")
         if embedding_config_spec is not None:
             raise ValueError("TPUEstimator(embedding_config_spec=...): TPU embeddings need a TPU")
-        if params and "batch_size" in params:
-            raise ValueError('TPUEstimator params must not hold "batch_size": TPUEstimator sets it per mode from '
-                             "train_batch_size, eval_batch_size and predict_batch_size")
+        for key in _RESERVED_PARAMS:
+            if params and key in params:
+                raise ValueError(f'TPUEstimator params must not hold "{key}": {_RESERVED_PARAMS[key]}')
 
         def tpu_model_fn(features, labels, mode, params, config):
-            size = self._batch_sizes[mode]
-            params = _Params(params, _FLAGS[mode]) if size is None else dict(params, batch_size=size)
+            params = _params_of(params, mode, self._batch_sizes[mode], use_tpu=False)  # (TF 2.15 set use_tpu)
             spec = call_with_wanted_args(model_fn, {"features": features},
                                          {"labels": labels, "mode": mode, "params": params, "config": config})
             every_n = getattr(getattr(config, "tpu_config", None), "experimental_host_call_every_n_steps", 1)
@@ -155,7 +166,7 @@ class TPUEstimator(Estimator):
                                                 write_summaries=bool(self.config.save_summary_steps))]
 
     def _input_fn_of(self, input_fn, mode):
-        return _with_batch_size(input_fn, self._batch_sizes[mode], _FLAGS[mode])
+        return _with_batch_size(input_fn, self._batch_sizes[mode], mode)
 
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
         return super().train(self._input_fn_of(input_fn, ModeKeys.TRAIN), hooks=list(hooks or ()) + self._rate_hooks(),

@@ -44,9 +44,10 @@ class TPURunConfig(BaseRunConfig):
 
 
 class TPUClusterResolver:
-    """tf.contrib.cluster_resolver.TPUClusterResolver as TPU programs made it whatever --use_tpu said (TF1 took an
-    empty name; TensorFlow 2.21's looks the TPU up and raises without one): kept for tpu.RunConfig, which sets it
-    aside; asked for a TPU's address, it says there is none."""
+    """tf.contrib.cluster_resolver.TPUClusterResolver and tf.distribute.cluster_resolver.TPUClusterResolver as TPU
+    programs made them whatever --use_tpu said (TF1 took an empty name; TensorFlow 2.21's looks the TPU up and
+    raises "Please provide a TPU Name to connect to." without one): kept for tpu.RunConfig, which sets it aside;
+    asked for a TPU's address or cluster, it raises ValueError saying there is none."""
 
     def __init__(self, tpu=None, zone=None, project=None, job_name="worker", coordinator_name=None,
                  coordinator_address=None, credentials="default", service=None, discovery_url=None):

@@ -253,7 +253,9 @@ def _renames():
     renames["tf.contrib.distribute.MirroredStrategy"] = "common.devices.strategies.MirroredStrategy"
     for name in ("AllReduceCrossDeviceOps", "AllReduceCrossTowerOps"):
         renames["tf.contrib.distribute." + name] = "common.devices.strategies.AllReduceCrossDeviceOps"
-    renames["tf.contrib.cluster_resolver.TPUClusterResolver"] = "common.tpu.run_config.TPUClusterResolver"
+    for prefix in ("tf.contrib.", "tf.distribute.", "tf.compat.v1.distribute."):
+        # (TF1 and TF 2.15 programs build it whatever --use_tpu says; TensorFlow 2.21's wants a TPU's name)
+        renames[prefix + "cluster_resolver.TPUClusterResolver"] = "common.tpu.run_config.TPUClusterResolver"
     for prefix in ("tf.estimator.tpu.", "tf.compat.v1.estimator.tpu.", "tf.contrib.tpu."):
         for name in ("TPUEstimator", "TPUEstimatorSpec", "CrossShardOptimizer"):
             renames[prefix + name] = "common.tpu.estimator." + name

@@ -347,8 +347,11 @@ def test_tpu_estimator_names_become_common_tpus():
         config = tf.contrib.tpu.RunConfig(tpu_config=tf.contrib.tpu.TPUConfig(iterations_per_loop=10))
         est = tf.compat.v1.estimator.tpu.TPUEstimator(model_fn, config=config, use_tpu=False)
         opt = tf.compat.v1.tpu.CrossShardOptimizer(opt)
+        resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=None)
         ''')
     assert "config = common.tpu.run_config.RunConfig(tpu_config=common.tpu.run_config.TPUConfig(" in new
+    # (TensorFlow 2.21's resolver raises "Please provide a TPU Name to connect to." when built without a TPU)
+    assert "resolver = common.tpu.run_config.TPUClusterResolver(tpu=None)" in new
     assert "est = common.tpu.estimator.TPUEstimator(model_fn, config=config, use_tpu=False)" in new
     assert "opt = common.tpu.estimator.CrossShardOptimizer(opt)" in new
     assert "import common.tpu.estimator\nimport common.tpu.run_config\n" in new
