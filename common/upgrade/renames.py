@@ -68,10 +68,14 @@ CONTRIB_LOSSES = ("add_loss", "get_losses", "get_regularization_losses", "get_to
                   "cosine_distance", "hinge_loss", "sigmoid_cross_entropy", "softmax_cross_entropy",
                   "sparse_softmax_cross_entropy")  # common.contrib.losses' (contrib's argument order)
 # tf.contrib modules' names -> (this project's module holding them, the names)
+CONTRIB_IMAGE = ("transform", "rotate", "translate", "angles_to_projective_transforms",
+                 "translations_to_projective_transforms", "flat_transforms_to_matrices",
+                 "matrices_to_flat_transforms", "compose_transforms")  # common.contrib.image's
 CONTRIB_HOMES = {"tf.contrib.learn.": ("common.contrib.learn_canned.", CONTRIB_PREMADE),
                  "tf.contrib.layers.": ("common.contrib.columns.", CONTRIB_COLUMNS),
                  "tf.contrib.metrics.": ("common.contrib.metrics.", CONTRIB_METRICS),
-                 "tf.contrib.losses.": ("common.contrib.losses.", CONTRIB_LOSSES)}
+                 "tf.contrib.losses.": ("common.contrib.losses.", CONTRIB_LOSSES),
+                 "tf.contrib.image.": ("common.contrib.image.", CONTRIB_IMAGE)}
 RNN_CELL_NAMES = ("RNNCell", "LayerRNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
                   "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple")  # common.contrib.rnn_cell's
 CRF_NAMES = ("crf_sequence_score", "crf_log_norm", "crf_log_likelihood", "crf_unary_score", "crf_binary_score",
@@ -224,6 +228,8 @@ def _renames():
     renames["tf.contrib.layers.softmax"] = "common.contrib.slim.softmax"
     for name in ("list_variables", "load_checkpoint", "load_variable"):  # (contrib.framework's, now tf.train's)
         renames["tf.contrib.framework." + name] = "tf.train." + name
+    renames["tf.contrib.framework.filter_variables"] = "common.contrib.slim.filter_variables"  # (tf_slim kept it)
+    renames["tf.python.pywrap_tensorflow.NewCheckpointReader"] = "tf.compat.v1.train.NewCheckpointReader"
     for module in ("tf.contrib.training.", "tf.contrib.training.python.training.evaluation."):
         renames[module + "checkpoints_iterator"] = "tf.compat.v1.train.checkpoints_iterator"
     for module in ("tf.contrib.training.", "tf.contrib.training.python.training.training."):  # (tf_slim kept it)
