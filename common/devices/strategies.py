@@ -12,14 +12,24 @@ device plan (and, across hosts, the project's cluster):
 - MultiWorkerMirroredStrategy: a tower per local device, the hosts of its
   cluster resolver (TF_CONFIG) as the project's cluster.
 
+A strategy naming GPUs this machine lacks runs its towers on logical CPU
+devices, said in a warning (TF1's soft placement put them on the CPU
+silently). TF 1.x contrib's MirroredStrategy, CollectiveAllReduceStrategy
+and DistributeConfig are here too, as the upgrade names them.
+
 Strategies that cannot be mapped (TPUs; parameter servers, which TF_CONFIG's ps tasks give
 RunConfig() without a strategy) are refused by name.
 """
 
+import collections
+import os
+
 import tensorflow as tf
+from tensorflow.compat.v1 import logging
 
 from common.devices import hosts
 from common.devices.plan import CPU, GPU, HOST_DEVICE, DevicePlan
+from common.devices.tf_config import TASK_TYPES, checked_tf_config
 
 _REFUSED = {
     "TPUStrategy": "TPUs are not supported here; train on GPUs with MirroredStrategy or --num_gpus",
@@ -65,7 +75,34 @@ def device_plan(strategy, field="train_distribute"):
         raise ValueError(
             f"RunConfig({field}={type(strategy).__name__}): not a strategy this project can map onto towers; "
             "use MirroredStrategy, OneDeviceStrategy, CentralStorageStrategy or MultiWorkerMirroredStrategy")
-    return DevicePlan(tuple(_short_device(d) for d in strategy.extended.worker_devices), variable_strategy)
+    devices = _on_this_machine(tuple(_short_device(d) for d in strategy.extended.worker_devices), strategy, field)
+    return DevicePlan(devices, variable_strategy)
+
+
+def _on_this_machine(devices, strategy, field):
+    """`devices`, or, where they name more GPUs than this machine has, as many logical CPU devices (said in a
+    warning: TF1's soft placement ran such towers on the CPU, silently).
+
+    Raises:
+      ValueError: too few GPUs and too few logical CPU devices to stand in for them, naming the numbers.
+    """
+    wanted = [device for device in devices if device.startswith("/gpu:")]
+    if not wanted:
+        return devices
+    found = len(tf.config.list_logical_devices("GPU"))
+    if max(int(device.split(":")[1]) for device in wanted) < found:
+        return devices
+    cpus = len(tf.config.list_logical_devices("CPU"))
+    asked = f"RunConfig({field}={type(strategy).__name__}) asks for towers on {', '.join(devices)}"
+    if cpus < len(devices):
+        raise ValueError(f"{asked}, and this machine has {found} GPU(s) and {cpus} logical CPU device(s) to stand "
+                         f"in for them: give the strategy the devices this machine has, or make {len(devices)} "
+                         f"logical CPU devices with common.runtime.configure(cpu_towers={len(devices)}) before "
+                         "TensorFlow starts")
+    instead = tuple(f"/cpu:{index}" for index in range(len(devices)))
+    logging.warning("%s, and this machine has %d GPU(s): they run as towers on the logical CPU devices %s",
+                    asked, found, ", ".join(instead))
+    return instead
 
 
 def cluster(strategy):
@@ -89,6 +126,54 @@ def MirroredStrategy(devices=None, num_gpus=None, num_gpus_per_worker=None, cros
     if devices is None and count:
         devices = [f"/gpu:{index}" for index in range(count)]
     return tf.distribute.MirroredStrategy(devices, cross_device_ops=cross_device_ops or cross_tower_ops)
+
+
+def CollectiveAllReduceStrategy(num_gpus_per_worker=0, communication=None):  # noqa: N802 (contrib's name)
+    """tf.contrib.distribute.CollectiveAllReduceStrategy (TensorFlow 1.12-1.14): synchronous all-reduce over the
+    workers of TF_CONFIG with `num_gpus_per_worker` GPUs each, as tf.distribute.MultiWorkerMirroredStrategy's,
+    which takes every GPU of a worker.
+
+    Args:
+      num_gpus_per_worker: GPU towers per worker (0: the CPU).
+      communication: a tf.distribute.experimental.CollectiveCommunication; None: AUTO.
+
+    Returns:
+      tf.distribute.MultiWorkerMirroredStrategy; on one worker whose GPUs are fewer than asked for, a
+      MirroredStrategy of those GPU names (RunConfig runs it as towers on logical CPU devices, or refuses it).
+
+    Raises:
+      ValueError: num_gpus_per_worker is not a count of this machine's GPUs that MultiWorkerMirroredStrategy
+        can take (it takes all of them), naming both numbers.
+    """
+    found = len(tf.config.list_logical_devices("GPU"))
+    raw = os.environ.get("TF_CONFIG")
+    workers = sum(len(jobs) for job, jobs in (checked_tf_config(raw)[0] if raw else {}).items() if job in TASK_TYPES)
+    if num_gpus_per_worker > found and workers <= 1:
+        return tf.distribute.MirroredStrategy([f"/gpu:{index}" for index in range(num_gpus_per_worker)])
+    if num_gpus_per_worker != found:
+        raise ValueError(f"CollectiveAllReduceStrategy(num_gpus_per_worker={num_gpus_per_worker}): this worker has "
+                         f"{found} GPU(s), and tf.distribute.MultiWorkerMirroredStrategy takes all of them; make "
+                         f"{num_gpus_per_worker} visible (CUDA_VISIBLE_DEVICES) or ask for {found}")
+    options = tf.distribute.experimental.CommunicationOptions(
+        implementation=communication or tf.distribute.experimental.CommunicationImplementation.AUTO)
+    return tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
+
+
+class DistributeConfig(collections.namedtuple("DistributeConfig",
+                                              ("train_distribute", "eval_distribute", "remote_cluster"))):
+    """tf.contrib.distribute.DistributeConfig, given to RunConfig(experimental_distribute=...): its strategies are
+    RunConfig's train_distribute and eval_distribute.
+
+    Raises:
+      ValueError: remote_cluster given (a standalone client driving a remote cluster is not run here).
+    """
+
+    def __new__(cls, train_distribute=None, eval_distribute=None, remote_cluster=None):
+        if remote_cluster is not None:
+            raise ValueError(f"DistributeConfig(remote_cluster={remote_cluster!r}): a standalone client driving a "
+                             "remote cluster is not run here; run the program on every worker with TF_CONFIG "
+                             "naming the cluster")
+        return super().__new__(cls, train_distribute, eval_distribute, remote_cluster)
 
 
 def AllReduceCrossDeviceOps(all_reduce_alg="nccl", num_packs=1):  # noqa: N802

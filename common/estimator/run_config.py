@@ -49,11 +49,15 @@ class RunConfig:
       train_distribute: a tf.distribute strategy, as TF 2.x estimator code gave one: it becomes the device plan
         and cluster it stands for (common.devices.strategies); input_fn's batch size is then per tower.
       eval_distribute: likewise for evaluation (one plan serves every mode).
+      experimental_distribute: TF 1.x's DistributeConfig (common.devices.strategies.DistributeConfig): its
+        train_distribute and eval_distribute are taken as those two.
       session_config: a TF1 ConfigProto: its thread counts (while TensorFlow's runtime has not started; else
         named in a warning), device-placement logging and soft placement are applied.
     Raises:
       ValueError: both save_checkpoints_steps and _secs, a negative count, steps_per_loop below 1, or both
-        device_plan and a strategy; TF_CONFIG that is not JSON (when a cluster property is read).
+        device_plan and a strategy, or experimental_distribute and a strategy; a strategy's GPUs that this
+        machine lacks and cannot run on logical CPU devices instead; TF_CONFIG that is not JSON (when a
+        cluster property is read).
 
     The cluster properties tf.estimator's RunConfig had (task_type, task_id, is_chief, num_worker_replicas,
     num_ps_replicas, master, cluster_spec, global_id_in_cluster, ...) are read from TF_CONFIG as it read them.
@@ -75,8 +79,15 @@ class RunConfig:
     train_distribute: object = None
     eval_distribute: object = None
     session_config: object = None
+    experimental_distribute: object = None
 
     def __post_init__(self):
+        if self.experimental_distribute is not None:
+            given = self.experimental_distribute
+            for name in ("train_distribute", "eval_distribute"):
+                if getattr(self, name) not in (None, getattr(given, name)):  # (replace() gives back what it took)
+                    raise ValueError(f"RunConfig: give experimental_distribute or {name}, not both")
+                setattr(self, name, getattr(given, name))
         if self.train_distribute is not None or self.eval_distribute is not None:
             plan, self.cluster = strategies.plan_and_cluster(self.train_distribute, self.eval_distribute)
             if self.device_plan not in (None, plan):  # (replace() gives back the plan it made)
@@ -231,7 +242,7 @@ class RunConfig:
                 "_keep_checkpoint_every_n_hours": self.keep_checkpoint_every_n_hours,
                 "_log_step_count_steps": self.log_step_count_steps, "_train_distribute": self.train_distribute,
                 "_device_fn": self.device_fn, "_protocol": self.protocol, "_eval_distribute": self.eval_distribute,
-                "_experimental_distribute": None, "_experimental_max_worker_delay_secs": None,
+                "_experimental_distribute": self.experimental_distribute, "_experimental_max_worker_delay_secs": None,
                 "_session_creation_timeout_secs": 7200, "_checkpoint_save_graph_def": True, "_service": self.service,
                 "_cluster_spec": self.cluster_spec, "_task_type": self.task_type, "_task_id": self.task_id,
                 "_global_id_in_cluster": self.global_id_in_cluster, "_master": self.master,

@@ -256,7 +256,9 @@ def _renames():
     for prefix in ("tf.keras.backend.", "tf.compat.v1.keras.backend."):
         renames[prefix + "set_learning_phase"] = "common.tf1.keras_backend.set_learning_phase"
     renames["tf.contrib.distribute.OneDeviceStrategy"] = "tf.distribute.OneDeviceStrategy"
-    renames["tf.contrib.distribute.MirroredStrategy"] = "common.devices.strategies.MirroredStrategy"
+    for name in ("MirroredStrategy", "CollectiveAllReduceStrategy", "DistributeConfig"):
+        renames["tf.contrib.distribute." + name] = "common.devices.strategies." + name
+    renames["tf.contrib.distribute.CollectiveCommunication"] = "tf.distribute.experimental.CollectiveCommunication"
     for name in ("AllReduceCrossDeviceOps", "AllReduceCrossTowerOps"):
         renames["tf.contrib.distribute." + name] = "common.devices.strategies.AllReduceCrossDeviceOps"
     for prefix in ("tf.contrib.", "tf.distribute.", "tf.compat.v1.distribute."):

@@ -855,3 +855,20 @@ def test_contrib_learns_run_config_module_maps_so_its_import_goes():
     assert "class RunConfig(common.contrib.learn.RunConfig):" in new
     assert "return whitelist or common.contrib.learn.DEFAULT_UID_WHITE_LIST" in new
     assert "# from tensorflow.contrib.learn.python.learn import run_config" in new
+
+
+def test_contribs_distribute_config_and_collective_strategy_run_as_runconfigs_strategies():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        distribution = tf.contrib.distribute.CollectiveAllReduceStrategy(
+            num_gpus_per_worker=0, communication=tf.contrib.distribute.CollectiveCommunication.RING)
+        config = tf.estimator.RunConfig(experimental_distribute=tf.contrib.distribute.DistributeConfig(
+            train_distribute=distribution, eval_distribute=distribution))
+        ''')
+    assert not [c for c in changes if c.refused]
+    assert "common.devices.strategies.DistributeConfig(" in new
+    assert "communication=tf.distribute.experimental.CollectiveCommunication.RING" in new
+    namespace = {}
+    exec(compile(new, "upgraded.py", "exec"), namespace)
+    assert namespace["config"].device_plan.tower_devices == ("/cpu:0",)  # (one worker, no GPU: its CPU)
+    assert namespace["config"].train_distribute is namespace["distribution"]
