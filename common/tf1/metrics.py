@@ -22,14 +22,15 @@ import tensorflow as tf
 from common.adapters.metric_pairs import ValueAndUpdate
 
 
-class _WeightedRatio(keras.metrics.Metric):
+class WeightedRatio(keras.metrics.Metric):
     """sum(weights * numerator) / sum(weights * denominator) over everything seen, in float64."""
 
-    def __init__(self, name, transform=None):
+    def __init__(self, name, transform=None, divide=tf.math.divide_no_nan):
         super().__init__(name=name)
         self.numerator = self.add_variable((), "zeros", dtype="float64", name="numerator")
         self.denominator = self.add_variable((), "zeros", dtype="float64", name="denominator")
         self._transform = transform
+        self._divide = divide  # (0 / 0: 0 for TF1's ratio metrics, NaN for its metrics at k)
 
     def add(self, numerator, denominator):
         """Adds a batch; returns the batch's own value (see the module's docstring)."""
@@ -46,7 +47,7 @@ class _WeightedRatio(keras.metrics.Metric):
         return self._value(self.numerator, self.denominator)
 
     def _value(self, numerator, denominator):
-        value = tf.math.divide_no_nan(numerator, denominator)
+        value = self._divide(numerator, denominator)
         return self._transform(value) if self._transform else value
 
 
@@ -97,7 +98,7 @@ def _weights(weights, values):
 
 
 def _ratio(name, default, numerator, denominator, transform=None):
-    metric = _WeightedRatio(name or default, transform)
+    metric = WeightedRatio(name or default, transform)
     return ValueAndUpdate(metric, metric.add(numerator, denominator))
 
 

@@ -31,6 +31,8 @@ TF1_LAYERS = ("dense", "conv1d", "conv2d", "conv3d", "conv2d_transpose", "batch_
               "AveragePooling1D", "AveragePooling2D", "AveragePooling3D")
 TF1_METRICS = ("accuracy", "mean", "precision", "recall", "auc", "mean_squared_error", "root_mean_squared_error",
                "mean_absolute_error", "true_positives", "false_positives", "true_negatives", "false_negatives")
+TF1_METRICS_AT_K = ("precision_at_k", "precision_at_top_k", "sparse_precision_at_k", "recall_at_k", "recall_at_top_k",
+                    "average_precision_at_k", "sparse_average_precision_at_k")  # common.tf1.metrics_at_k's
 REDUCTIONS = {"NONE": '"none"', "SUM": '"sum"', "SUM_OVER_BATCH_SIZE": '"sum_over_batch_size"',
               "AUTO": '"sum_over_batch_size"'}
 KERAS_PREFIXES = ("tf.keras.", "keras.", "tf.compat.v1.keras.")
@@ -131,6 +133,8 @@ def _renames():
     for prefix in ("tf.compat.v1.metrics.", "tf.metrics."):  # (TF2's tf.metrics.Accuracy & co. are Keras classes)
         for name in TF1_METRICS:
             renames[prefix + name] = "common.tf1.metrics." + name
+        for name in TF1_METRICS_AT_K:
+            renames[prefix + name] = "common.tf1.metrics_at_k." + name
     for prefix in ("tf.compat.v1.summary.", "tf.summary."):
         renames[prefix + "scalar"] = "common.tf1.summary.scalar"
     for kind in ("image", "histogram", "text", "audio"):  # TF2's (name, data, step, ...); a TF1 original's move

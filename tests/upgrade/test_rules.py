@@ -872,3 +872,14 @@ def test_contribs_distribute_config_and_collective_strategy_run_as_runconfigs_st
     exec(compile(new, "upgraded.py", "exec"), namespace)
     assert namespace["config"].device_plan.tower_devices == ("/cpu:0",)  # (one worker, no GPU: its CPU)
     assert namespace["config"].train_distribute is namespace["distribution"]
+
+
+def test_tf1s_ranking_metrics_become_common_tf1_metrics_at_k():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        ops = {"recall@5": tf.metrics.recall_at_k(labels, logits, 5),
+               "map@5": tf.compat.v1.metrics.average_precision_at_k(labels, logits, 5)}
+        ''')
+    assert not [c for c in changes if c.refused]
+    assert '"recall@5": common.tf1.metrics_at_k.recall_at_k(labels, logits, 5)' in new
+    assert '"map@5": common.tf1.metrics_at_k.average_precision_at_k(labels, logits, 5)' in new
