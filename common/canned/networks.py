@@ -14,6 +14,7 @@ import tensorflow as tf
 
 from common.canned import dense_columns
 from common.engine import inputs
+from common.internals import tensorflow_internals
 from common.spec.model_fn import ModeKeys
 from common.tf1 import feature_column as tf1_feature_column
 from common.tf1 import layers as tf1_layers
@@ -73,6 +74,29 @@ def _linear_summaries(variables):
                            zeros / float(sum(w.shape.num_elements() for w in weights)))
 
 
+def _input_layer(features, feature_columns):
+    """tf.compat.v1.feature_column.input_layer, which refuses TF 2's shared embedding columns (the TPU ones too):
+    with those, the columns are read as tf.estimator 2.15's DNN read them, the others in their scopes under
+    "input_layer", a shared one's weights one variable at the root scope named by its columns
+    ("i_k_shared_embedding")."""
+    shared = tensorflow_internals.feature_columns.SharedEmbeddingColumn
+    if not any(isinstance(column, shared) for column in feature_columns):
+        return tf.compat.v1.feature_column.input_layer(features, feature_columns)
+    builder = tensorflow_internals.LazyBuilder(features)
+    cache = tensorflow_internals.FeatureTransformationCache(features)
+    outputs = []
+    with tf.compat.v1.variable_scope(None, default_name="input_layer"):
+        for column in sorted(feature_columns, key=lambda column: column.name):
+            if isinstance(column, shared):
+                with tf.compat.v1.variable_scope(tf.compat.v1.VariableScope(reuse=None)):  # (the root scope)
+                    tensor, size = column.get_dense_tensor(cache, None), column.variable_shape.num_elements()
+            else:  # (TF1's input_layer's calls)
+                with tf.compat.v1.variable_scope(None, default_name=column.name):
+                    tensor, size = column._get_dense_tensor(builder), column._variable_shape.num_elements()
+            outputs.append(tf.reshape(tensor, [tf.shape(tensor)[0], size]))
+    return tf.concat(outputs, 1)
+
+
 def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_fn=tf.nn.relu, dropout=None,
                batch_norm=False, tag_prefix="dnn/", input_layer_partitioner=None):
     """(logits [batch, units], the trainable variables), under variable scope "dnn"; the layers' summaries
@@ -87,7 +111,7 @@ def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_
                                          partitioner=input_layer_partitioner or partitioned.default_partitioner()):
             net = dense_columns.input_layer(features, list(feature_columns))
             if net is None:  # (features of several values, or columns the dense path leaves to TensorFlow)
-                net = tf.compat.v1.feature_column.input_layer(features, list(feature_columns))
+                net = _input_layer(features, list(feature_columns))
         for index, width in enumerate(hidden_units):
             name = f"hiddenlayer_{index}"
             net = tf1_layers.dense(net, width, activation=activation_fn, name=name,

@@ -46,6 +46,7 @@ _INTERNAL_COLUMNS = _name(_name(tf, "__internal__"), "feature_column")
 DenseColumn = _name(_INTERNAL_COLUMNS, "DenseColumn")  # Keras 2's DenseFeatures took these
 SequenceDenseColumn = _name(_INTERNAL_COLUMNS, "SequenceDenseColumn")
 FeatureTransformationCache = _name(_INTERNAL_COLUMNS, "FeatureTransformationCache")
+LazyBuilder = _name(_module("tensorflow.python.feature_column.feature_column"), "_LazyBuilder")  # TF1's input_layer's
 has_default_writer = _name(_module("tensorflow.python.ops.summary_ops_v2"), "has_default_writer")
 _RESOURCE = _module("tensorflow.python.trackable.resource")
 ResourceTracker = _name(_RESOURCE, "ResourceTracker")

@@ -76,7 +76,9 @@ class FeaturesLayer(keras.layers.Layer):
         names = [column.name for column in columns]
         if len(set(names)) != len(names):
             raise ValueError(f"{what}: duplicate feature column names in {names}")
-        self._columns = sorted(columns, key=lambda column: column.name)
+        # (kept out of Keras's tracking, which rebuilds a namedtuple from its fields: the TPU embedding columns'
+        # constructors take other arguments; a column's state is in its _ColumnState, tracked)
+        object.__setattr__(self, "_columns", sorted(columns, key=lambda column: column.name))
         self._states = [_ColumnState(column, trainable) for column in self._columns]
 
     def build(self, input_shape=None):

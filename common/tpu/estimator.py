@@ -20,6 +20,7 @@ import functools
 import inspect
 
 import numpy as np
+from tensorflow.compat.v1 import logging
 
 from common.estimator.estimator import Estimator
 from common.estimator.run_config import RunConfig
@@ -27,6 +28,7 @@ from common.spec.model_fn import EstimatorSpec, ModeKeys, call_with_wanted_args
 from common.tpu import context as tpu_context
 from common.tpu import host_call
 from common.tpu import hooks as tpu_hooks
+from common.tpu.run_config import InputPipelineConfig
 
 _TPU_SPEC_FIELDS = ("mode", "predictions", "loss", "train_op", "eval_metrics", "export_outputs", "scaffold_fn",
                     "host_call", "training_hooks", "evaluation_hooks", "prediction_hooks")
@@ -119,8 +121,29 @@ def _checked_batch_sizes(sizes, num_towers):
     return sizes
 
 
+def _check_embedding_config(spec, config):
+    """TF 2.15's checks of an embedding_config_spec off a TPU, and a line saying what becomes of it.
+
+    Raises:
+      ValueError: partition_strategy "mod", or an input pipeline other than per host.
+    """
+    if spec.partition_strategy == "mod":
+        raise ValueError("TPUEstimator(embedding_config_spec=EmbeddingConfigSpec(partition_strategy='mod')): mod "
+                         "sharding of embedding tables is not supported off a TPU (nor was it by TF 2.15); use 'div'")
+    per_host = getattr(getattr(config, "tpu_config", None), "per_host_input_for_training", True)
+    if not (per_host is True or (not isinstance(per_host, bool) and per_host in (
+            InputPipelineConfig.PER_HOST_V1, InputPipelineConfig.PER_HOST_V2))):  # (True is PER_HOST_V1's flag)
+        raise ValueError(f"TPUEstimator(embedding_config_spec=...): TPUConfig(per_host_input_for_training="
+                         f"{per_host!r}): TPU embeddings take PER_HOST_V1 or PER_HOST_V2 only")
+    logging.info("TPUEstimator(use_tpu=False, embedding_config_spec=...): the embedding columns' tables train as "
+                 "ordinary variables, by model_fn's optimizer, as TF 2.15's TPUEstimator ran them off a TPU (%r is "
+                 "not used)", spec.optimization_parameters)
+
+
 class TPUEstimator(Estimator):
-    """tf.estimator.tpu.TPUEstimator with use_tpu=False (see the module); use_tpu=True is refused."""
+    """tf.estimator.tpu.TPUEstimator with use_tpu=False (see the module); use_tpu=True is refused. An
+    embedding_config_spec (common.tpu.embedding) is checked and its tables train as ordinary variables, by
+    model_fn's optimizer, as TF 2.15 ran them off a TPU."""
 
     def __init__(self, model_fn=None, model_dir=None, config=None, params=None, use_tpu=True, train_batch_size=None,
                  eval_batch_size=None, predict_batch_size=None, batch_axis=None, eval_on_tpu=True,
@@ -134,7 +157,7 @@ class TPUEstimator(Estimator):
             raise ValueError("TPUEstimator(use_tpu=True): this project trains on CPUs and GPUs; pass use_tpu=False "
                              "and model_fn runs on the towers of the device plan")
         if embedding_config_spec is not None:
-            raise ValueError("TPUEstimator(embedding_config_spec=...): TPU embeddings need a TPU")
+            _check_embedding_config(embedding_config_spec, config)
         for key in _RESERVED_PARAMS:
             if params and key in params:
                 raise ValueError(f'TPUEstimator params must not hold "{key}": {_RESERVED_PARAMS[key]}')

@@ -33,6 +33,9 @@ TF1_METRICS = ("accuracy", "mean", "precision", "recall", "auc", "mean_squared_e
                "mean_absolute_error", "true_positives", "false_positives", "true_negatives", "false_negatives")
 TF1_METRICS_AT_K = ("precision_at_k", "precision_at_top_k", "sparse_precision_at_k", "recall_at_k", "recall_at_top_k",
                     "average_precision_at_k", "sparse_average_precision_at_k")  # common.tf1.metrics_at_k's
+TPU_EMBEDDING_PARAMETERS = ("AdagradParameters", "AdamParameters", "StochasticGradientDescentParameters",
+                            "FtrlParameters", "MomentumParameters", "RMSPropParameters",
+                            "ProximalAdagradParameters")  # common.tpu.embedding's
 REDUCTIONS = {"NONE": '"none"', "SUM": '"sum"', "SUM_OVER_BATCH_SIZE": '"sum_over_batch_size"',
               "AUTO": '"sum_over_batch_size"'}
 KERAS_PREFIXES = ("tf.keras.", "keras.", "tf.compat.v1.keras.")
@@ -273,6 +276,13 @@ def _renames():
             renames[prefix + name] = "common.tpu.estimator." + name
         for name in ("RunConfig", "TPUConfig", "InputPipelineConfig"):
             renames[prefix + name] = "common.tpu.run_config." + name
+    for prefix in ("tf.estimator.tpu.experimental.", "tf.compat.v1.estimator.tpu.experimental."):
+        renames[prefix + "EmbeddingConfigSpec"] = "common.tpu.embedding.EmbeddingConfigSpec"
+    for prefix in ("tf.tpu.experimental.", "tf.compat.v1.tpu.experimental.", "tf.contrib.tpu."):
+        for name in TPU_EMBEDDING_PARAMETERS:
+            renames[prefix + name] = "common.tpu.embedding." + name
+    for name in ("embedding_column", "shared_embedding_columns"):  # (TF 1.x's names; TensorFlow 2.21 kept v1's)
+        renames["tf.tpu.experimental." + name] = "tf.compat.v1.tpu.experimental." + name
     for name in ("tf.compat.v1.tpu.CrossShardOptimizer", "tf.tpu.CrossShardOptimizer"):
         renames[name] = "common.tpu.estimator.CrossShardOptimizer"
     for name in ("tf.compat.v1.placeholder", "tf.placeholder"):

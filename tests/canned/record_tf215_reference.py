@@ -23,7 +23,7 @@ from tests.canned import reference_data
 JSON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf215_reference.json")
 CASES = ("dnn3", "dnn2w", "dnnreg", "lin3", "lin2", "linreg", "wd2", "wdreg", "base3_single", "basereg_single",
          "dnnml", "dnnbt", "dnnbloss", "dnn3loss", "linregloss", "dnn3legacyadam", "lin2legacycall", "wdall",
-         "wdall_v1", "dnn3vocab")
+         "wdall_v1", "dnn3vocab", "dnn3tpu")
 
 
 def _graph_shared_embedding_columns(categorical_columns, dimension):

@@ -12,7 +12,8 @@ from common import canned
 from common.canned import v1
 from common.tf1 import feature_column as tf1_feature_column
 from tests.canned import reference_data
-from tests.canned.reference_data import FEATURES, TARGETS, columns  # noqa: F401 (the tests' data)
+from tests.canned.reference_data import (  # noqa: F401 (the tests' data)
+    ALL_FEATURES, FEATURES, LABELS3, TARGETS, columns, tpu_embedding_columns)
 
 CASES = json.load(open(os.path.join(os.path.dirname(__file__), "tf215_reference.json")))["cases"]
 FLAVOUR = reference_data.Flavour(canned, v1, keras.optimizers.Adam, tf1_feature_column.shared_embedding_columns)

@@ -65,6 +65,15 @@ def all_kinds_and_shared_embeddings(shared_embedding_columns):
     return linear, dnn + list(shared)
 
 
+def tpu_embedding_columns():
+    """DNN columns with TPU embeddings (one embedding, two shared), as TPU recommenders built them; off a TPU,
+    TensorFlow's TPU columns are their parents."""
+    fc, tpu = tf.feature_column, tf.compat.v1.tpu.experimental
+    a, b, c = columns()
+    shared = tpu.shared_embedding_columns([fc.categorical_column_with_identity(key, 4) for key in ("i", "k")], 2)
+    return [a, b, tpu.embedding_column(c, 2)] + list(shared)
+
+
 def binary_loss(labels, logits, features):
     """A head's loss_fn of the reference cases: weighted by |a| (features reach it)."""
     return tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits) * (
@@ -122,9 +131,11 @@ def estimator(case, flavour, **kwargs):
         "wdall_v1": lambda: (v1.DNNLinearCombinedClassifier(**wide_and_deep(all_kinds_and_shared_embeddings(
                                  flavour.shared_embedding_columns))),
                              LABELS2),
+        "dnn3tpu": lambda: (canned.DNNClassifier([3], tpu_embedding_columns(), n_classes=3, **kwargs), LABELS3),
         "dnn3vocab": lambda: (canned.DNNClassifier([3], [a, b], n_classes=3, label_vocabulary=["p", "q", "r"],
                                                    **kwargs), np.array(["p", "q", "r"])[LABELS3]),
     }
     made, labels = makers[case]()
-    features = {"a": A} if case.startswith("base") else ALL_FEATURES if case.startswith("wdall") else FEATURES
+    features = {"a": A} if case.startswith("base") else \
+        ALL_FEATURES if case.startswith(("wdall", "dnn3tpu")) else FEATURES
     return made, features, labels

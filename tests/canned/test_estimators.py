@@ -82,6 +82,39 @@ def test_wide_and_deep_on_two_towers_learns_resumes_and_serves_classify(tmp_path
     assert served["classes"].numpy().tolist() == [[b"0", b"1"]] * 4
 
 
+def test_tpu_embedding_columns_on_two_towers_share_one_table_and_serve(tmp_path):
+    """TensorFlow's TPU embedding columns (one shared by two features) in a DNNClassifier off a TPU: one table
+    shared by both features' towers, trained, resumed and exported."""
+    features, labels = reference.ALL_FEATURES, reference.LABELS3
+
+    def make():
+        return canned.DNNClassifier([4], reference.tpu_embedding_columns(), n_classes=3,
+                                    model_dir=str(tmp_path / "model"), optimizer="Adam",
+                                    config=common.RunConfig(tf_random_seed=3, device_plan=models.plan(2)))
+
+    estimator = make()
+    first = estimator.evaluate(reference.eval_input(features, labels))["loss"]
+    estimator.train(reference.train_input(features, labels), steps=30)
+    estimator = make()
+    estimator.train(reference.train_input(features, labels), steps=10)
+    metrics = estimator.evaluate(reference.eval_input(features, labels))
+    assert metrics["global_step"] == 40 and metrics["loss"] < first - 0.1
+    assert [name for name in estimator.get_variable_names() if "shared" in name] == ["i_k_shared_embedding"]
+    spec = {"a": tf.io.FixedLenFeature([1], tf.float32), "b": tf.io.FixedLenFeature([1], tf.float32),
+            "c": tf.io.FixedLenFeature([1], tf.string), "i": tf.io.FixedLenFeature([1], tf.int64),
+            "k": tf.io.FixedLenFeature([1], tf.int64)}
+    export_dir = estimator.export_saved_model(str(tmp_path / "export"),
+                                              common.build_parsing_serving_input_receiver_fn(spec))
+    rows = [tf.train.Example(features=tf.train.Features(feature={
+        **{key: tf.train.Feature(float_list=tf.train.FloatList(value=[features[key][i]])) for key in "ab"},
+        "c": tf.train.Feature(bytes_list=tf.train.BytesList(value=[features["c"][i].encode()])),
+        **{key: tf.train.Feature(int64_list=tf.train.Int64List(value=[features[key][i]])) for key in "ik"}}))
+        .SerializeToString() for i in range(4)]
+    served = tf.saved_model.load(export_dir).signatures["classification"](inputs=tf.constant(rows))
+    predicted = list(estimator.predict(reference.predict_input({k: v[:4] for k, v in features.items()}, 4)))
+    np.testing.assert_allclose(served["scores"].numpy(), [p["probabilities"] for p in predicted], rtol=1e-5)
+
+
 def test_bad_arguments_are_named():
     a, _, _ = reference.columns()
     with pytest.raises(ValueError, match="hidden_units"):
