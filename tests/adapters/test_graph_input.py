@@ -1,10 +1,6 @@
-"""input_fns built on TF1's queue runners, run in a graph of their own: the batches, their order, their static
-shapes and where they end, against TensorFlow 2.15's (tests/data/tf215_tf1/queues.json, made by make_queues.py
-beside it); and such an input_fn feeding the Estimator on two towers until its num_epochs end it."""
-
-import base64
-import json
-import os
+"""common.adapters.graph_input: input_fns built on TF1's queue runners or placeholders feeding the Estimator:
+on two towers until their num_epochs end them, marked by the upgrade, fed by a hook after the session exists,
+as on TensorFlow 2.15 (the queue pipelines themselves: tests/tf1/test_graph_input.py)."""
 
 import numpy as np
 import pytest
@@ -15,96 +11,19 @@ import common.adapters.session_run_hooks
 from common.adapters import graph_input
 from common.adapters import tensor_inputs as tf1_data
 from common.tf1 import train as tf1_train
-from tests import models
+from tests import models, queue_records
 
-V1 = tf.compat.v1
-REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "data", "tf215_tf1", "queues.json")))
-CASES = REFERENCE["cases"]
-FEATURES = {"id": V1.FixedLenFeature([], tf.int64), "x": V1.FixedLenFeature([], tf.float32)}
+V1, CASES = queue_records.V1, queue_records.CASES
 
 
 @pytest.fixture
 def record_files(tmp_path):
-    paths = []
-    for name in ("file_a", "file_b"):
-        path = tmp_path / f"{name}.tfrecord"
-        path.write_bytes(base64.b64decode(REFERENCE["files"][name]["file_base64"]))
-        paths.append(str(path))
-    return paths
-
-
-def _records(paths, num_epochs):
-    reader = V1.TFRecordReader()
-    _, serialized = reader.read(V1.train.string_input_producer(paths, num_epochs=num_epochs, shuffle=False))
-    parsed = V1.parse_single_example(serialized, FEATURES)
-    return [parsed["id"], parsed["x"]]
-
-
-def _pipelines(paths):
-    """case name -> input_fn, built as the reference built it."""
-    def batch(num_epochs, size, smaller):
-        return lambda: V1.train.batch(_records(paths, num_epochs), batch_size=size, allow_smaller_final_batch=smaller)
-
-    def sliced():
-        a, b = V1.train.slice_input_producer([np.arange(10), np.arange(10) * 2.0], num_epochs=1, shuffle=False)
-        return V1.train.batch([a, b], batch_size=3, allow_smaller_final_batch=True)
-
-    return {
-        "tfrecord_epochs2_batch4_allow_smaller_False": batch(2, 4, False),
-        "tfrecord_epochs2_batch4_allow_smaller_True": batch(2, 4, True),
-        "tfrecord_epochs2_batch5_allow_smaller_False": batch(2, 5, False),
-        "tfrecord_epochs2_batch5_allow_smaller_True": batch(2, 5, True),
-        "tfrecord_epochs1_batch4_allow_smaller_True": batch(1, 4, True),
-        "slice_input_producer_batch3": sliced,
-        "range_input_producer_batch4": lambda: V1.train.batch(
-            [V1.train.range_input_producer(5, num_epochs=2, shuffle=False).dequeue()], 4,
-            allow_smaller_final_batch=True),
-        "input_producer_batch4": lambda: V1.train.batch(
-            [V1.train.input_producer(tf.constant([10, 20, 30, 40, 50]), num_epochs=2, shuffle=False).dequeue()], 4,
-            allow_smaller_final_batch=True),
-    }
-
-
-@pytest.mark.parametrize("name", ["tfrecord_epochs2_batch4_allow_smaller_False",
-                                  "tfrecord_epochs2_batch5_allow_smaller_False",
-                                  "tfrecord_epochs2_batch5_allow_smaller_True",
-                                  "tfrecord_epochs1_batch4_allow_smaller_True", "slice_input_producer_batch3",
-                                  "range_input_producer_batch4", "input_producer_batch4"])
-def test_queue_pipelines_give_tf1s_batches_in_tf1s_order_and_end_where_tf1s_ended(record_files, name):
-    reference = CASES[name]
-    dataset = tf1_data.dataset_of(_pipelines(record_files)[name])
-    got = [[column.tolist() for column in tf.nest.flatten(element)] for element in dataset.as_numpy_iterator()]
-    want = reference["batches"]
-    if reference["batch_returned_single_tensor_not_list"]:
-        want = [[batch] if not isinstance(batch[0], list) else batch for batch in want]
-    assert got == want
-    specs = tf.nest.flatten(dataset.element_spec)
-    assert [spec.shape.as_list() for spec in specs] == [t["static_shape"] for t in reference["output_tensors"]]
-    assert [spec.dtype.name for spec in specs] == [t["dtype"] for t in reference["output_tensors"]]
-    assert [len(e) for e in got] == [len(e) for e in want]
-    assert len(list(dataset)) == len(want)  # a second pass builds the pipeline again, as each TF1 call did
-
-
-@pytest.mark.parametrize("size, smaller", [(4, False), (5, False), (5, True)])
-def test_shuffle_batch_sees_what_tf1_saw(record_files, size, smaller):
-    reference = CASES[f"shuffle_batch_epochs1_batch{size}_allow_smaller_{smaller}"]
-
-    def input_fn():
-        return V1.train.shuffle_batch(_records(record_files, 1), batch_size=size, capacity=20, min_after_dequeue=5,
-                                      seed=7, allow_smaller_final_batch=smaller)
-
-    batches = list(tf1_data.dataset_of(input_fn).as_numpy_iterator())
-    assert [len(ids) for ids, _ in batches] == reference["batch_sizes"]
-    ids = sorted(int(i) for batch, _ in batches for i in batch)
-    if reference["ids_multiset_is_deterministic"]:
-        assert ids == reference["ids_seen_sorted"]
-    for batch_ids, xs in batches:
-        np.testing.assert_allclose(xs, batch_ids * 0.5)
+    return queue_records.write_record_files(tmp_path)
 
 
 def test_a_queue_input_fn_trains_on_two_towers_until_its_epochs_end_and_evaluates_to_its_end(record_files, tmp_path):
     def input_fn(params):
-        ids, xs = V1.train.batch(_records(record_files, params["epochs"]), batch_size=4)
+        ids, xs = V1.train.batch(queue_records.records(record_files, params["epochs"]), batch_size=4)
         return {"x": tf.expand_dims(xs, 1)}, tf.cast(ids, tf.float32) * 0.5
 
     def model_fn(features, labels, mode, params):
@@ -125,22 +44,11 @@ def test_a_queue_input_fn_trains_on_two_towers_until_its_epochs_end_and_evaluate
     assert est.get_variable_value("global_step") == 8
 
 
-def test_match_filenames_once_feeds_a_queue_input_built_in_a_graph(record_files, tmp_path):
-    def input_fn():
-        files = tf1_data.match_filenames_once(str(tmp_path / "file_*.tfrecord"))  # TF 2's own refuses a graph queue
-        reader = V1.TFRecordReader()
-        _, serialized = reader.read(V1.train.string_input_producer(files, num_epochs=1, shuffle=False))
-        return V1.train.batch([V1.parse_single_example(serialized, FEATURES)["id"]], batch_size=12)
-
-    (batch,) = list(tf1_data.dataset_of(input_fn).as_numpy_iterator())
-    assert sorted(batch.tolist()) == list(range(7)) + list(range(100, 105))
-
-
 def test_a_marked_queue_input_fn_gives_the_program_its_first_batch_and_still_feeds_the_estimator(record_files,
                                                                                                 tmp_path):
     @graph_input.input_fn_in_graph  # (what the upgrade puts on a function that builds queue-runner input)
     def input_fn(num_epochs=2, batch_size=4):
-        return V1.train.batch(_records(record_files, num_epochs), batch_size=batch_size)
+        return V1.train.batch(queue_records.records(record_files, num_epochs), batch_size=batch_size)
 
     ids, xs = input_fn()  # the program looks at a batch, as TF1 notebooks did: TF 2.15's first one
     assert [ids.numpy().tolist(), xs.numpy().tolist()] == CASES["tfrecord_epochs2_batch4_allow_smaller_False"][
