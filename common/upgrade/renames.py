@@ -289,6 +289,9 @@ def _renames():
         renames[name] = "common.placeholder"
     for prefix in ("tf.keras.estimator.", "tf.compat.v1.keras.estimator."):
         renames[prefix + "model_to_estimator"] = "common.model_to_estimator"
+    for prefix in KERAS_PREFIXES:  # (Keras 3's Input refuses a model_fn's tensor; Keras 2's took it)
+        for name in ("Input", "layers.Input"):
+            renames[prefix + name] = "common.tf1.keras_input.Input"
     for prefix in KERAS_PREFIXES:
         for name, value in REDUCTIONS.items():
             renames[prefix + "losses.Reduction." + name] = value

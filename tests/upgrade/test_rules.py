@@ -883,3 +883,14 @@ def test_tf1s_ranking_metrics_become_common_tf1_metrics_at_k():
     assert not [c for c in changes if c.refused]
     assert '"recall@5": common.tf1.metrics_at_k.recall_at_k(labels, logits, 5)' in new
     assert '"map@5": common.tf1.metrics_at_k.average_precision_at_k(labels, logits, 5)' in new
+
+
+def test_keras_input_becomes_the_one_that_takes_a_model_fns_tensor():
+    new, changes = upgrade('''\
+        import tensorflow as tf
+        net = tf.keras.layers.Input(tensor=embeddings)
+        x = tf.keras.Input(shape=(3,))
+        ''')
+    assert not [c for c in changes if c.refused]
+    assert "net = common.tf1.keras_input.Input(tensor=embeddings)" in new
+    assert "x = common.tf1.keras_input.Input(shape=(3,))" in new
