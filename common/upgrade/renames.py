@@ -283,6 +283,11 @@ def _renames():
             renames[prefix + name] = "common.tpu.embedding." + name
     for name in ("embedding_column", "shared_embedding_columns"):  # (TF 1.x's names; TensorFlow 2.21 kept v1's)
         renames["tf.tpu.experimental." + name] = "tf.compat.v1.tpu.experimental." + name
+    for module, home, names in (("tpu_config", "run_config", ("RunConfig", "TPUConfig", "InputPipelineConfig")),
+                                ("tpu_estimator", "estimator", ("TPUEstimator", "TPUEstimatorSpec")),
+                                ("tpu_optimizer", "estimator", ("CrossShardOptimizer",))):
+        for name in names:  # (TF 1.x's modules, as the TPU models imported them)
+            renames[f"tf.contrib.tpu.python.tpu.{module}.{name}"] = f"common.tpu.{home}.{name}"
     for name in ("tf.compat.v1.tpu.CrossShardOptimizer", "tf.tpu.CrossShardOptimizer"):
         renames[name] = "common.tpu.estimator.CrossShardOptimizer"
     for name in ("tf.compat.v1.placeholder", "tf.placeholder"):

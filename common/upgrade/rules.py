@@ -240,14 +240,16 @@ def _rewrite_name(tokens, first, last, name, tensorflow_aliases, tf1_program):
 
 def _tensorflow_names(source, tree, lines, tokens, tensorflow_aliases):
     """(name, first token, last token) of each dotted name the rules read: not on an import line, not a
-    local name that shadows a TensorFlow alias, not the target of a module alias (`layers = tf.contrib.layers`,
-    whose name is added to tensorflow_aliases here)."""
+    keyword argument's name, not a local name that shadows a TensorFlow alias, not the target of a module
+    alias (`layers = tf.contrib.layers`, whose name is added to tensorflow_aliases here)."""
     import_lines = aliases.import_lines(tree)
     assigned, targets = aliases.module_assignments(tree, tensorflow_aliases, MODULE_RENAMES)
     tensorflow_aliases.update(assigned)
     shadowed = {positions.position(lines, *use) for use in scopes.shadowed_uses(
         tree, set(tensorflow_aliases), aliases.tensorflow_imports(tree))}
     shadowed |= {positions.position(lines, *target) for target in targets}
+    shadowed |= {positions.position(lines, node.lineno, node.col_offset) for node in ast.walk(tree)
+                 if isinstance(node, ast.keyword) and node.arg}  # (`tpu_config=` names an argument, not a module)
     return [(name, first, last) for name, first, last in _dotted_names(tokens)
             if tokens[first].start[0] not in import_lines and tokens[first].start not in shadowed]
 

@@ -894,3 +894,20 @@ def test_keras_input_becomes_the_one_that_takes_a_model_fns_tensor():
     assert not [c for c in changes if c.refused]
     assert "net = common.tf1.keras_input.Input(tensor=embeddings)" in new
     assert "x = common.tf1.keras_input.Input(shape=(3,))" in new
+
+
+def test_tf1s_tpu_modules_become_common_tpus_and_a_keyword_named_like_one_is_left_alone():
+    """tensorflow/tpu's models imported TF 1.x's modules; `tpu_config=` is then both a module and a keyword."""
+    new, changes = upgrade('''\
+        from tensorflow.contrib.tpu.python.tpu import tpu_config
+        from tensorflow.contrib.tpu.python.tpu import tpu_estimator
+        from tensorflow.contrib.tpu.python.tpu import tpu_optimizer
+        config = tpu_config.RunConfig(master="", tpu_config=tpu_config.TPUConfig(iterations_per_loop=2))
+        opt = tpu_optimizer.CrossShardOptimizer(opt)
+        est = tpu_estimator.TPUEstimator(model_fn=f, use_tpu=False, config=config)
+        ''')
+    assert not [c.message for c in changes if c.refused]
+    assert ('config = common.tpu.run_config.RunConfig(master="", tpu_config=common.tpu.run_config.TPUConfig('
+            'iterations_per_loop=2))') in new
+    assert "opt = common.tpu.estimator.CrossShardOptimizer(opt)" in new
+    assert "est = common.tpu.estimator.TPUEstimator(model_fn=f, use_tpu=False, config=config)" in new
