@@ -128,6 +128,10 @@ def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=Non
     specs = {EXAMPLES_NAME: tf.TensorSpec([default_batch_size], tf.string, name=EXAMPLES_NAME)}
 
     def serving_input_receiver_fn():
+        if not tf.executing_eagerly():  # (in the export's graph: TF1's form, whose features a receiver fn of
+            # the program's own can read and transform, as TFX trainers did)
+            examples = tf.compat.v1.placeholder(tf.string, [default_batch_size], name="input_example_tensor")
+            return ServingInputReceiver(tf.io.parse_example(examples, feature_spec), {EXAMPLES_NAME: examples})
         return ServingInputReceiver(
             lambda received: tf.io.parse_example(received[EXAMPLES_NAME], feature_spec), specs)
 
@@ -140,9 +144,9 @@ def _tf2_inputs(receiver):
     return SignatureInputs(specs, dict if features is None else features)
 
 
-def _check_tensors(what, tensors):
+def _check_tensors(what, tensors, kinds=(tf.Tensor,)):
     for name, tensor in tensors.items():
-        if not isinstance(tensor, tf.Tensor):
+        if not isinstance(tensor, kinds):
             raise ValueError(
                 f"serving_input_receiver_fn: {what} {name!r} is a {type(tensor).__name__}; give tensors "
                 "(placeholders and ops on them), or tf.TensorSpecs with a features function")
@@ -153,7 +157,8 @@ def _tf1_inputs(graph_function, receiver, receiver_tensors):
     _check_tensors("receiver tensor", tensors)
     single_tensor = isinstance(receiver, TensorServingInputReceiver) and not isinstance(receiver.features, dict)
     features = receiver.features if single_tensor else _as_dict(receiver.features, SINGLE_FEATURE_NAME)
-    _check_tensors("feature", features if isinstance(features, dict) else {SINGLE_FEATURE_NAME: features})
+    _check_tensors("feature", features if isinstance(features, dict) else {SINGLE_FEATURE_NAME: features},
+                   (tf.Tensor, tf.SparseTensor, tf.RaggedTensor))  # (a parsed VarLenFeature is sparse)
     placeholders = {name: tensor for name, tensor in tensors.items() if tensor.op.type == "Placeholder"}
     alone = _pruned(graph_function, placeholders, features) if 0 < len(placeholders) < len(tensors) else None
     return dataclasses.replace(_pruned(graph_function, tensors, features), placeholders_alone=alone)

@@ -73,6 +73,19 @@ def test_a_parsing_receiver_answers_classify_with_the_classes_predict_gives(trai
     np.testing.assert_array_equal(predicted["classes"].numpy(), _predicted_classes(trained, FEATURES[:16]))
 
 
+def test_a_receiver_fn_that_transforms_a_parsing_receivers_features_serves_them(trained, tmp_path):
+    """TFX trainers' receiver fn: the parsing receiver's features read, transformed (tf.Transform's place), and
+    served from its receiver tensors."""
+    def serving_input_receiver_fn():
+        raw = common.build_parsing_serving_input_receiver_fn(FEATURE_SPEC)()
+        transformed = {"x": raw.features["x"] * 2.0}
+        return common.ServingInputReceiver(transformed, raw.receiver_tensors)
+
+    export_dir = trained.export_saved_model(str(tmp_path), serving_input_receiver_fn)
+    predicted = tf.saved_model.load(export_dir).signatures["predict"](examples=_examples(FEATURES[:16]))
+    np.testing.assert_array_equal(predicted["classes"].numpy(), _predicted_classes(trained, FEATURES[:16] * 2.0))
+
+
 def test_a_regression_output_is_the_regress_method_and_also_the_default(trained, tmp_path):
     est = common.Estimator(serving_fn, trained.model_dir, params={"hidden": 8, "outputs": "regress"})
     export_dir = est.export_saved_model(str(tmp_path), common.build_parsing_serving_input_receiver_fn(FEATURE_SPEC))
