@@ -353,6 +353,52 @@ def conv2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_form
         return outputs if activation_fn is None else activation_fn(outputs)
 
 
+def _transposed_size(size, kernel, stride, padding):
+    """An output side of a transposed convolution (TF1's deconv_output_length, without output padding)."""
+    return size * stride if padding == "SAME" else (size - 1) * stride + kernel
+
+
+def conv2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format="NHWC",
+                     activation_fn=tf.nn.relu, normalizer_fn=None, normalizer_params=None, weights_initializer=None,
+                     weights_regularizer=None, biases_initializer=None, biases_regularizer=None, reuse=None,
+                     variables_collections=None, outputs_collections=None, trainable=True, scope=None):
+    """contrib.layers' 2-D transposed convolution (a GAN generator's upsampling): "Conv2d_transpose/weights"
+    [kh, kw, out, in] and "Conv2d_transpose/biases", ReLU by default, SAME padding multiplying each side by the
+    stride (VALID: (side - 1) * stride + kernel).
+
+    Raises:
+      ValueError: a padding other than SAME or VALID.
+    """
+    del variables_collections, outputs_collections
+    padding = padding.upper()
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"conv2d_transpose: padding={padding!r} is not SAME or VALID")
+    channels_first = data_format not in (None, "NHWC")
+    layout = "NCHW" if channels_first else "NHWC"
+    with tf.compat.v1.variable_scope(scope, "Conv2d_transpose", [inputs], reuse=reuse):
+        inputs = tf.convert_to_tensor(inputs)
+        depth = int(inputs.shape[1 if channels_first else -1])
+        kernel, strides = _pair(kernel_size), _pair(stride)
+        weights = tf.compat.v1.get_variable("weights", kernel + [num_outputs, depth], inputs.dtype,
+                                            initializer=weights_initializer or xavier_initializer(),
+                                            regularizer=weights_regularizer, trainable=trainable)
+        shape = tf.shape(inputs)
+        height, width = (shape[2], shape[3]) if channels_first else (shape[1], shape[2])
+        sides = [_transposed_size(side, k, s, padding) for side, k, s in zip((height, width), kernel, strides)]
+        output_shape = tf.stack([shape[0], num_outputs] + sides if channels_first else [shape[0]] + sides +
+                                [num_outputs])
+        outputs = tf.nn.conv2d_transpose(inputs, weights, output_shape, strides=strides, padding=padding,
+                                         data_format=layout)
+        static = [_transposed_size(side, k, s, padding) if side is not None else None for side, k, s in zip(
+            (inputs.shape[2], inputs.shape[3]) if channels_first else (inputs.shape[1], inputs.shape[2]),
+            kernel, strides)]
+        outputs.set_shape([inputs.shape[0], num_outputs] + static if channels_first else
+                          [inputs.shape[0]] + static + [num_outputs])
+        outputs = _normalized_or_biased(outputs, normalizer_fn, normalizer_params, biases_initializer,
+                                        biases_regularizer, trainable, layout)
+        return outputs if activation_fn is None else activation_fn(outputs)
+
+
 def _pool(kind):
     def pool(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC", outputs_collections=None,
              scope=None):
@@ -382,6 +428,7 @@ for _name in ("layer_norm", "embed_sequence", "flatten", "batch_norm", "fully_co
               "avg_pool2d", "dropout"):  # (arg_scope-able, as TF1 declared them: common.contrib.arg_scopes)
     globals()[_name] = arg_scopes.add_arg_scope(globals()[_name])
 convolution2d = conv2d
+convolution2d_transpose = conv2d_transpose
 # contrib.layers' linear, relu and relu6: fully_connected with that activation
 linear = functools.partial(fully_connected, activation_fn=None)
 relu = functools.partial(fully_connected, activation_fn=tf.nn.relu)

@@ -50,7 +50,8 @@ TF1_DEFAULT_CANNED = ("DNNClassifier", "DNNRegressor", "DNNEstimator", "LinearCl
                       "BaselineClassifier", "BaselineRegressor")  # tf.compat.v1.estimator's: other defaults
 CONTRIB_NAMES = {"tf.contrib.layers.": ("layer_norm", "xavier_initializer", "l2_regularizer", "embed_sequence",
                                         "flatten", "batch_norm", "fully_connected", "optimize_loss", "conv2d",
-                                        "convolution2d", "max_pool2d", "avg_pool2d", "dropout", "linear", "relu",
+                                        "convolution2d", "conv2d_transpose", "convolution2d_transpose",
+                                        "max_pool2d", "avg_pool2d", "dropout", "linear", "relu",
                                         "relu6", "stack", "xavier_initializer_conv2d",
                                         "variance_scaling_initializer"),
                  "tf.contrib.lookup.": ("index_table_from_tensor", "index_to_string_table_from_tensor",

@@ -2,6 +2,7 @@
 
 import os
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -162,6 +163,32 @@ def test_contribs_conv2d_pools_and_dropout_compute_as_tf1_named_them():
     assert got_max.shape == got_avg.shape == (2, 3, 3, 4)
     np.testing.assert_allclose(got_max[:, 0, 0], got_conv[:, :2, :2].max((1, 2)), rtol=1e-6)
     np.testing.assert_array_equal(got_kept, x)  # no dropout outside training
+
+
+@pytest.mark.parametrize("padding, side", [("SAME", 10), ("VALID", 11)])
+def test_contribs_conv2d_transpose_upsamples_as_keras_and_numpy_and_names_its_variables(padding, side):
+    x = np.random.RandomState(6).randn(2, 5, 5, 3).astype(np.float32)
+    kernel = np.random.RandomState(7).randn(3, 3, 4, 3).astype(np.float32)
+    with tf.Graph().as_default():
+        up = contrib.conv2d_transpose(x, 4, 3, stride=2, padding=padding, activation_fn=None,
+                                      weights_initializer=tf.compat.v1.constant_initializer(kernel))
+        names = [v.op.name for v in tf.compat.v1.global_variables()]
+        static = up.shape.as_list()
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            got = session.run(up)
+    assert names == ["Conv2d_transpose/weights", "Conv2d_transpose/biases"]
+    assert static == [2, side, side, 4] and got.shape == (2, side, side, 4)
+    keras_layer = keras.layers.Conv2DTranspose(4, 3, strides=2, padding=padding.lower(), use_bias=False)
+    keras_layer.build((None, 5, 5, 3))
+    keras_layer.set_weights([kernel])
+    np.testing.assert_allclose(got, keras_layer(x), rtol=1e-5, atol=1e-5)
+    if padding == "VALID":  # each input pixel adds its kernel-weighted patch at twice its position
+        want = np.zeros((2, 11, 11, 4), np.float32)
+        for i in range(5):
+            for j in range(5):
+                want[:, 2 * i:2 * i + 3, 2 * j:2 * j + 3] += np.einsum("nc,aboc->nabo", x[:, i, j], kernel)
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
 def test_contribs_stack_applies_a_layer_once_per_argument_in_numbered_scopes():
