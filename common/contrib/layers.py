@@ -382,18 +382,15 @@ def conv2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding="SAME",
         weights = tf.compat.v1.get_variable("weights", kernel + [num_outputs, depth], inputs.dtype,
                                             initializer=weights_initializer or xavier_initializer(),
                                             regularizer=weights_regularizer, trainable=trainable)
-        shape = tf.shape(inputs)
-        height, width = (shape[2], shape[3]) if channels_first else (shape[1], shape[2])
-        sides = [_transposed_size(side, k, s, padding) for side, k, s in zip((height, width), kernel, strides)]
-        output_shape = tf.stack([shape[0], num_outputs] + sides if channels_first else [shape[0]] + sides +
-                                [num_outputs])
-        outputs = tf.nn.conv2d_transpose(inputs, weights, output_shape, strides=strides, padding=padding,
-                                         data_format=layout)
-        static = [_transposed_size(side, k, s, padding) if side is not None else None for side, k, s in zip(
-            (inputs.shape[2], inputs.shape[3]) if channels_first else (inputs.shape[1], inputs.shape[2]),
-            kernel, strides)]
-        outputs.set_shape([inputs.shape[0], num_outputs] + static if channels_first else
-                          [inputs.shape[0]] + static + [num_outputs])
+        dynamic, static, spatial = tf.shape(inputs), inputs.shape, (2, 3) if channels_first else (1, 2)
+
+        def shape_of(batch, sides):
+            sides = [None if side is None else _transposed_size(side, k, s, padding)
+                     for side, k, s in zip(sides, kernel, strides)]
+            return [batch, num_outputs] + sides if channels_first else [batch] + sides + [num_outputs]
+        outputs = tf.nn.conv2d_transpose(inputs, weights, tf.stack(shape_of(dynamic[0], [dynamic[a] for a in spatial])),
+                                         strides=strides, padding=padding, data_format=layout)
+        outputs.set_shape(shape_of(static[0], [static[a] for a in spatial]))
         outputs = _normalized_or_biased(outputs, normalizer_fn, normalizer_params, biases_initializer,
                                         biases_regularizer, trainable, layout)
         return outputs if activation_fn is None else activation_fn(outputs)
