@@ -85,7 +85,8 @@ def _squeezed(labels, predictions):
     return labels, predictions
 
 
-def _weights(weights, values):
+def weights_like(weights, values):
+    """float64 weights of `values`' shape: ones for None, else lined up with the values as TF1 lined them up."""
     if weights is None:
         return tf.ones_like(values, tf.float64)
     weights = tf.convert_to_tensor(weights)
@@ -104,7 +105,7 @@ def _ratio(name, default, numerator, denominator, transform=None):
 
 def mean(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
     values = tf.cast(values, tf.float64)
-    w = _weights(weights, values)
+    w = weights_like(weights, values)
     return _ratio(name, "mean", values * w, w)
 
 
@@ -113,7 +114,7 @@ def accuracy(labels, predictions, weights=None, metrics_collections=None, update
     predictions = tf.cast(tf.reshape(predictions, tf.shape(labels)), labels.dtype) \
         if predictions.dtype != labels.dtype else predictions
     correct = tf.cast(tf.equal(predictions, labels), tf.float64)
-    w = _weights(weights, correct)
+    w = weights_like(weights, correct)
     return _ratio(name, "accuracy", correct * w, w)
 
 
@@ -124,13 +125,13 @@ def _true_and_predicted(labels, predictions):
 
 def precision(labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None):
     truth, predicted = _true_and_predicted(labels, predictions)
-    w = _weights(weights, tf.cast(predicted, tf.float64))
+    w = weights_like(weights, tf.cast(predicted, tf.float64))
     return _ratio(name, "precision", tf.cast(truth & predicted, tf.float64) * w, tf.cast(predicted, tf.float64) * w)
 
 
 def recall(labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None):
     truth, predicted = _true_and_predicted(labels, predictions)
-    w = _weights(weights, tf.cast(truth, tf.float64))
+    w = weights_like(weights, tf.cast(truth, tf.float64))
     return _ratio(name, "recall", tf.cast(truth & predicted, tf.float64) * w, tf.cast(truth, tf.float64) * w)
 
 
@@ -141,7 +142,7 @@ def _counting(default_name, truth_wanted, prediction_wanted):
         truth, predicted = _true_and_predicted(labels, predictions)
         hits = tf.cast(tf.equal(truth, truth_wanted) & tf.equal(predicted, prediction_wanted), tf.float64)
         metric = _WeightedSum(name or default_name)
-        return ValueAndUpdate(metric, metric.add(hits * _weights(weights, hits)))
+        return ValueAndUpdate(metric, metric.add(hits * weights_like(weights, hits)))
     count.__name__ = count.__qualname__ = default_name
     return count
 
@@ -161,21 +162,21 @@ def _squared_or_absolute(labels, predictions, square):
 def mean_squared_error(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
                        name=None):
     errors = _squared_or_absolute(labels, predictions, square=True)
-    w = _weights(weights, errors)
+    w = weights_like(weights, errors)
     return _ratio(name, "mean_squared_error", errors * w, w)
 
 
 def root_mean_squared_error(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
                             name=None):
     errors = _squared_or_absolute(labels, predictions, square=True)
-    w = _weights(weights, errors)
+    w = weights_like(weights, errors)
     return _ratio(name, "root_mean_squared_error", errors * w, w, transform=tf.sqrt)
 
 
 def mean_absolute_error(labels, predictions, weights=None, metrics_collections=None, updates_collections=None,
                         name=None):
     errors = _squared_or_absolute(labels, predictions, square=False)
-    w = _weights(weights, errors)
+    w = weights_like(weights, errors)
     return _ratio(name, "mean_absolute_error", errors * w, w)
 
 

@@ -17,7 +17,7 @@ common.tf1.metrics' do.
 import tensorflow as tf
 
 from common.adapters.metric_pairs import ValueAndUpdate
-from common.tf1.metrics import WeightedRatio
+from common.tf1.metrics import WeightedRatio, weights_like
 
 
 def _ids(values, name):
@@ -59,12 +59,6 @@ def _counts(labels, predictions_idx, class_id):
             size(tf.sets.difference(retrieved, labels, aminusb=False)))
 
 
-def _per_example_weights(weights, counts):
-    if weights is None:
-        return tf.ones_like(counts)
-    return tf.broadcast_to(tf.cast(weights, tf.float64), tf.shape(counts))
-
-
 def _top_k(predictions, k):
     return tf.cast(tf.math.top_k(tf.convert_to_tensor(predictions, name="predictions"), k).indices, tf.int64)
 
@@ -73,7 +67,7 @@ def _precision_or_recall(kind, labels, predictions_idx, class_id, weights, name)
     predictions_idx = _ids(predictions_idx, "predictions_idx")
     labels = _expanded(_ids(labels, "labels"), predictions_idx)
     tp, fp, fn = _counts(labels, predictions_idx, class_id)
-    w = _per_example_weights(weights, tp)
+    w = weights_like(weights, tp)
     missed = fp if kind == "precision" else fn
     metric = WeightedRatio(name, divide=tf.math.divide)  # (0 / 0 is NaN, as TF1's)
     return ValueAndUpdate(metric, metric.add(tp * w, (tp + missed) * w))
@@ -161,7 +155,7 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
     predictions_idx = _top_k(predictions, k)
     labels = _expanded(_ids(labels, "labels"), predictions_idx)
     precision = _average_precision(labels, predictions_idx)
-    w = _per_example_weights(weights, precision)
+    w = weights_like(weights, precision)
     metric = WeightedRatio(name or f"average_precision_at_{k}")
     return ValueAndUpdate(metric, metric.add(precision * w, w))
 
