@@ -53,7 +53,10 @@ class Layer:
         self.activity_regularizer = activity_regularizer
         self._reuse = _reuse
         self._scope = None
-        self._given_scope = _scope  # a VariableScope to make them in (contrib's layers'), or the function form's name
+        if isinstance(_scope, str) and _scope:  # (TF1 took a named scope where the layer was made, under its scopes)
+            with tf.compat.v1.variable_scope(_scope, reuse=_reuse) as _scope:
+                pass
+        self._given_scope = _scope  # a VariableScope to make them in (contrib's layers', a named one), or None
         self.built = False
         self._weights = []  # (variable, trainable), in the order made
 
@@ -112,15 +115,18 @@ class Layer:
     def call(self, inputs, **kwargs):
         raise NotImplementedError
 
+    def apply(self, inputs, *args, **kwargs):
+        """TF1's Layer.apply: the layer called."""
+        return self(inputs, *args, **kwargs)
+
     def __call__(self, inputs, *args, **kwargs):
         if self.dtype is None and hasattr(inputs, "dtype") and tf.as_dtype(inputs.dtype).is_floating:
             self.dtype = tf.as_dtype(inputs.dtype)
         if self._scope is None:
             if isinstance(self._given_scope, tf.compat.v1.VariableScope):
                 opened = tf.compat.v1.variable_scope(self._given_scope, reuse=self._reuse, auxiliary_name_scope=False)
-            elif self._given_scope or self._reuse:  # (the function form's name, or one to share: exactly that)
-                opened = tf.compat.v1.variable_scope(self._given_scope or self.name or self._default_name(),
-                                                     reuse=self._reuse)
+            elif self._reuse:  # (one to share: exactly that name)
+                opened = tf.compat.v1.variable_scope(self.name or self._default_name(), reuse=self._reuse)
             else:  # (TF1: a layer object's name is a default, numbered as it recurs: "fc", "fc_1")
                 opened = tf.compat.v1.variable_scope(None, default_name=self.name or self._default_name())
             with opened as scope:

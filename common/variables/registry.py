@@ -122,10 +122,11 @@ class ModelRegistry:
                 return self._tf1_variable(tf1, next_creator, kwargs, create)
             if self._factories_running:  # (made in the trace, which lifts them: model_to_estimator's copy of a
                 return create(next_creator, kwargs)  # Keras model, made in its factory, went wrong made outside it)
-            key = call.key(kwargs.get("name"))
-            if served_variables.creating_metric():
+            metric = served_variables.creating_metric()
+            optimizer = None if metric else served_variables.creating_optimizer()
+            key = call.key(kwargs.get("name"), graph_scoped=not metric and optimizer is None and not self._applying)
+            if metric:
                 return self._metric_variable(key, next_creator, kwargs)
-            optimizer = served_variables.creating_optimizer()
             if optimizer is not None:
                 keras_optimizers.defer_apply(optimizer, deferring_updates,
                                              functools.partial(defer_update, keras_variables=True))
@@ -145,6 +146,7 @@ class ModelRegistry:
                     served_variables.model_fn_call(self.served) as call, tf.variable_creator_scope(creator), \
                     (tf1_graph.fresh_graph(self.global_step_for_model_fn(), self.tf1.variables) if calling
                      else contextlib.nullcontext()):
+                call.entry_scope = tf.compat.v1.get_default_graph().get_name_scope()  # (in the graph model_fn sees)
                 if calling and not building:  # (a train tower's Keras layers defer making theirs: listed at once)
                     for tracked in self._tracked:
                         tf1_graph.collect(tracked.variable, self.call.graph)

@@ -143,10 +143,20 @@ class ModelFnCall:
         self.model = model
         self._used = collections.Counter()
         self._deferred = {}  # id(deferred Keras variable) -> key in model, or None
+        self.entry_scope = tf.compat.v1.get_default_graph().get_name_scope()  # (a tower's): set as model_fn starts
 
-    def key(self, name):
-        """The call-unique key of a variable named `name` created here and now."""
-        return self._unique(keras_internals.initializing_path() or _path_here((name or "Variable").split(":")[0]))
+    def key(self, name, graph_scoped=False):
+        """The call-unique key of a variable named `name` created here and now: its Keras path, or (graph_scoped:
+        a model variable) made outside any Keras layer or scope, its name under the name scopes model_fn opened
+        (TF1's variable scopes among them), as a TF1 graph named it."""
+        path = keras_internals.initializing_path() or _path_here((name or "Variable").split(":")[0])
+        if graph_scoped and "/" not in path:
+            scope = tf.compat.v1.get_default_graph().get_name_scope()
+            entry = _ACTIVE_CALL.get(self).entry_scope  # (the innermost call's: an enclosing scope's creator asks too)
+            if entry:
+                scope = scope[len(entry) + 1:] if scope.startswith(entry + "/") else ""
+            path = f"{scope}/{path}" if scope else path
+        return self._unique(path)
 
     def _unique(self, path):
         """`path`, or "<path>_<n>" when this call already gave it out n times."""

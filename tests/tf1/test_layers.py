@@ -131,3 +131,36 @@ def test_numeric_feature_columns_feed_a_model_on_two_towers(tmp_path):
     before = est.evaluate(input_fn)["loss"]
     est.train(lambda: input_fn().repeat(), steps=30)
     assert est.evaluate(input_fn)["loss"] < before / 3
+
+
+def test_a_layer_object_takes_its_named_scope_where_it_was_made_and_apply_calls_it(tmp_path):
+    """TF1's Layer(_scope=name) captured the variable scope at construction (an SSD's convolutions made in
+    variable_scope("conv1") and called later, elsewhere, through Layer.apply); a bare tf.compat.v1.Variable
+    made in a variable scope takes the scope's name, as in TF 2.15's graph."""
+    def model_fn(features, labels, mode):
+        with tf.compat.v1.variable_scope("ssd300"):
+            with tf.compat.v1.variable_scope("conv1"):
+                convs = [layers.Conv2D(2, 3, padding="same", _scope="conv1_1"), layers.Conv2D(2, 3, _scope="conv1_2")]
+            with tf.compat.v1.variable_scope("conv4_3_scale"):
+                scale = tf.compat.v1.Variable(tf.ones([2]), name="weights")
+        net = features
+        for conv in convs:
+            net = conv.apply(net)
+        loss = tf.reduce_mean(tf.square(net * scale - 1.0))
+        return common.EstimatorSpec(mode, loss=loss, train_op=tf1_train.GradientDescentOptimizer(0.1).minimize(
+            loss, tf.compat.v1.train.get_global_step()))
+
+    x = RNG.randn(4, 5, 5, 1).astype(np.float32)
+    est = common.Estimator(model_fn, str(tmp_path))
+    est.train(lambda: tf.data.Dataset.from_tensors((x, x)).repeat(), steps=1)
+    assert sorted(est.get_variable_names()) == [
+        "global_step", "model_fn/ssd300/conv4_3_scale/weights", "ssd300/conv1/conv1_1/bias",
+        "ssd300/conv1/conv1_1/kernel", "ssd300/conv1/conv1_2/bias", "ssd300/conv1/conv1_2/kernel"]
+    values = {name[len("model_fn/"):] if name.startswith("model_fn/") else name: est.get_variable_value(name)
+              for name in est.get_variable_names()}  # (the names TF 2.15's graph gave them)
+    tf215_dir = tmp_path / "tf215"
+    tf.compat.v1.train.Saver(var_list={name: tf.Variable(value) for name, value in values.items()}).save(
+        None, str(tf215_dir / "model.ckpt-1"), write_meta_graph=False)
+    carried = common.Estimator(model_fn, str(tf215_dir))
+    carried.train(lambda: tf.data.Dataset.from_tensors((x, x)).repeat(), steps=1)
+    assert carried.get_variable_value("global_step") == 2
