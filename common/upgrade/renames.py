@@ -332,6 +332,18 @@ _SYNC_REPLICAS = ("towers already average gradients synchronously; for several s
 # Prefixes with no counterpart here, and what to do instead (longest prefix wins).
 UNSUPPORTED = {
     "tf.contrib.": "tf.contrib is gone since TensorFlow 2.0; find the op in core TensorFlow or Keras",
+    "tf.contrib.seq2seq.": "tf.contrib.seq2seq is gone: TensorFlow Addons kept it as tfa.seq2seq up to "
+                           "TensorFlow 2.15 (unmaintained since 2024, not for 2.16+); here build the decoder from "
+                           "Keras: keras.layers.AdditiveAttention (Bahdanau) or Attention (Luong) over the encoder's "
+                           "outputs, a keras.layers.LSTMCell/GRUCell stepped in tf.while_loop for greedy decoding, "
+                           "and tf.nn.sparse_softmax_cross_entropy_with_logits masked by tf.sequence_mask for "
+                           "sequence_loss",
+    "tf.contrib.rnn.": "this tf.contrib.rnn name has no counterpart in common.contrib.rnn_cell; use the Keras cell "
+                       "(keras.layers.LSTMCell, GRUCell; LayerNormBasicLSTMCell: an LSTMCell whose gates you "
+                       "normalize with keras.layers.LayerNormalization; OutputProjectionWrapper: a Dense layer on "
+                       "the outputs)",
+    "tf.contrib.gan.": "tf.contrib.gan became TFGAN (the tensorflow_gan package), whose estimators are built on "
+                       "tf.estimator: upgrade tensorflow_gan's source with this command too and import that copy",
     "tf.compat.v1.train.SyncReplicasOptimizer": _SYNC_REPLICAS,
     "tf.train.SyncReplicasOptimizer": _SYNC_REPLICAS,
     "tf.compat.v1.layers.": "this TF1 layer has no counterpart in common.tf1.layers; build the Keras layer "

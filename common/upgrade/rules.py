@@ -15,7 +15,7 @@ import importlib.util
 import re
 import tokenize
 
-from common.upgrade import aliases, idioms, numpy_names, positions, scopes, tf_names
+from common.upgrade import aliases, idioms, libraries, numpy_names, positions, scopes, tf_names
 from common.upgrade.idioms import Change
 from common.upgrade.renames import KERAS_PREFIXES, MODULE_RENAMES, REMOVED_CALLS, RENAMES, TF1_MEANINGS, UNSUPPORTED
 
@@ -294,6 +294,7 @@ def upgrade_source(source, tf1_tree=False):
                 edits.append((tokens[k].start, tokens[k].end, "learning_rate"))
                 changes.append(Change(tokens[k].start[0], tokens[k].start[1], f"renamed {new_name}(lr=) to "
                                       "learning_rate="))
+    changes.extend(libraries.estimator_library_imports(tree))
     for statement in aliases.gone_imports(tree, lines):
         edit, change = _gone_import(statement, lines, unconverted)
         edits.extend([edit] if edit else [])
