@@ -354,6 +354,18 @@ UNSUPPORTED = {
     "tf.estimator.experimental.": "this tf.estimator.experimental name has no counterpart here (the early-stopping "
                                   "hooks do: common.early_stopping)",
 }
+_IN_MEMORY_EVALUATOR = ("InMemoryEvaluatorHook has no counterpart here: evaluate through train_and_evaluate (an "
+                        "EvalSpec with throttle_secs=0, and RunConfig(save_checkpoints_steps=) set to the hook's "
+                        "every_n_iter: each evaluation reads the checkpoint just written), or call evaluate() between "
+                        "train(steps=every_n_iter) calls")
+_RNN_ESTIMATOR = ("the premade RNN estimators have no counterpart in common.canned: write a model_fn of "
+                  "common.layers.SequenceFeatures over the sequence columns, a keras.layers.RNN of the cell (LSTMCell, "
+                  "GRUCell) and a Dense logits layer, with the classifier's loss and metrics")
+for _prefix in ESTIMATOR_PREFIXES + ("tf.contrib.estimator.",):
+    UNSUPPORTED[_prefix + ("" if _prefix.startswith("tf.contrib") else "experimental.") + "InMemoryEvaluatorHook"] = \
+        _IN_MEMORY_EVALUATOR
+    for _name in ("RNNClassifier", "RNNEstimator"):
+        UNSUPPORTED[_prefix + ("" if _prefix.startswith("tf.contrib") else "experimental.") + _name] = _RNN_ESTIMATOR
 for _prefix in ESTIMATOR_PREFIXES:
     UNSUPPORTED.setdefault(_prefix, "this tf.estimator name has no counterpart here (the premade estimators "
                                     "and heads do: common.canned; else write a model_fn)")
