@@ -57,6 +57,7 @@ class Optimizer:
         self._name = name
         self._slots = {}  # slot name -> {variable name: slot variable}
         self._non_slots = {}  # name -> variable
+        self._call_store = tf1_graph.active_store()  # (the model_fn call that made it: its non-slot names' scope)
         self._slot_names = set()  # the TF1 names given to slots so far (made unique as TF1's graph made them)
         self.clip_norm = None  # the global norm the averaged gradients are clipped to (common.clip_gradients_by_norm)
 
@@ -207,9 +208,10 @@ class Optimizer:
 
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
         if name not in self._non_slots:
-            with tf1_graph.creating_variable(name, optimizer_state=True, device=colocate_with.device), \
+            unique = name if self._call_store is None else self._call_store.non_slot_name(name, self)
+            with tf1_graph.creating_variable(unique, optimizer_state=True, device=colocate_with.device), \
                     _colocated(colocate_with):
-                self._non_slots[name] = tf.Variable(initial_value, name=name, trainable=False)
+                self._non_slots[name] = tf.Variable(initial_value, name=unique, trainable=False)
         return self._non_slots[name]
 
     def _get_non_slot_variable(self, name, graph=None):

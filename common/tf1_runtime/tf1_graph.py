@@ -90,6 +90,16 @@ class Tf1VariableStore:
     def __init__(self, made=None):
         self.variables = {}  # full name -> variable, made or served in this call
         self._made = made if made is not None else {}  # full name -> variable, made by an earlier call
+        self._non_slot_owners = {}  # an optimizer's non-slot variable name -> the optimizers of this call making one
+
+    def non_slot_name(self, name, optimizer):
+        """TF1's name of `optimizer`'s non-slot variable `name` (Adam's beta1_power): the second optimizer of this
+        call to make one gets name_1, as TF1's graph made the names unique (a GAN's two Adams keep a count each)."""
+        owners = self._non_slot_owners.setdefault(name, [])
+        if not any(owner is optimizer for owner in owners):
+            owners.append(optimizer)
+        index = next(i for i, owner in enumerate(owners) if owner is optimizer)
+        return name if index == 0 else f"{name}_{index}"
 
     def get_variable(self, name, shape=None, dtype=tf.float32, initializer=None, regularizer=None, reuse=None,
                      trainable=None, collections=None, caching_device=None, partitioner=None, validate_shape=True,
