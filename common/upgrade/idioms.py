@@ -139,6 +139,8 @@ def _own_nodes(function):
 
 
 def _builds_queue_input(node):
+    """Whether a called function is one of TF1's queue-runner input ops (a program's own `opts.shuffle_batch`
+    flag, read but not called, is not)."""
     if isinstance(node, ast.Attribute):
         return node.attr in QUEUE_INPUT or node.attr == "batch" and isinstance(node.value, ast.Attribute) \
             and node.value.attr == "train"  # (tf.train.batch, not a Dataset's batch)
@@ -152,7 +154,7 @@ def queue_input_functions(tree, lines):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         marked = any(ast.unparse(d).endswith("input_fn_in_graph") for d in node.decorator_list)
-        if not marked and any(_builds_queue_input(n) for n in _own_nodes(node)):
+        if not marked and any(isinstance(n, ast.Call) and _builds_queue_input(n.func) for n in _own_nodes(node)):
             found.append(position(lines, node.lineno, node.col_offset))
     return found
 

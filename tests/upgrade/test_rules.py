@@ -829,6 +829,10 @@ def test_a_function_that_builds_queue_runner_input_is_marked_and_its_factory_and
 
         def dataset_input_fn(ds):
             return ds.batch(4)
+
+
+        def flagged_input_fn(ds, opts):  # (a program's own flag of that name: no queue)
+            return ds.shuffle(100) if opts.shuffle_batch else ds
         ''')
     assert new.count("@common.adapters.graph_input.input_fn_in_graph\n") == 2
     assert "    @common.adapters.graph_input.input_fn_in_graph\n    def input_fn():" in new
