@@ -206,10 +206,12 @@ class Estimator:
             raise ValueError(f"no checkpoint in model_dir {self.model_dir}; train first")
         return latest
 
-    def _prepare(self, input_fn, mode, step_function, checkpoint_path=None, clock=None, before_restore=None):
+    def _prepare(self, input_fn, mode, step_function, checkpoint_path=None, clock=None, before_restore=None,
+                 restore=True):
         """input_fn's dataset for `mode`, the mode's ProbeInfo (learnt by tracing step_function, the tf.function
-        of the mode's step), and the restored checkpoint's path (or None); `clock` (a startup.StartupClock)
-        times the first two; before_restore() is called between the probe and the restore."""
+        of the mode's step), and the restored checkpoint's path (or None; restore=False: the model as it is in
+        memory, None); `clock` (a startup.StartupClock) times the first two; before_restore() is called between
+        the probe and the restore."""
         parts = self._parts
         dataset = inputs.dataset_for_run(tensor_inputs.dataset_source(input_fn), mode, parts.params, parts.config)
         if clock:
@@ -219,7 +221,7 @@ class Estimator:
             clock.lap("tracing model_fn")
         if before_restore:
             before_restore()
-        return dataset, info, parts.state.restore(mode, checkpoint_path, info)
+        return dataset, info, parts.state.restore(mode, checkpoint_path, info) if restore else None
 
     # ----------------------------------------------------------------- train
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
@@ -293,6 +295,13 @@ class Estimator:
           ValueError: steps is not positive; model_fn's spec cannot evaluate.
           common.CheckpointMismatchError: the checkpoint is of another model.
         """
+        return self._evaluate(input_fn, steps, hooks, checkpoint_path, name)
+
+    def _evaluate_in_memory(self, input_fn, steps=None, hooks=None, name=None):
+        """evaluate() of the model as training holds it now, no checkpoint read (InMemoryEvaluatorHook's)."""
+        return self._evaluate(input_fn, steps, hooks, None, name, in_memory=True)
+
+    def _evaluate(self, input_fn, steps, hooks, checkpoint_path, name, in_memory=False):
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
         parts = self._parts
@@ -300,11 +309,12 @@ class Estimator:
         step = parts.loops.get("eval step", lambda: tf.function(parts.step.eval_step, autograph=False))
         started = []
         dataset, info, restored = self._prepare(input_fn, ModeKeys.EVAL, step, checkpoint_path, clock,
-                                                lambda: started.append(eval_loop.starting()))
+                                                lambda: started.append(eval_loop.starting()), not in_memory)
         loop = parts.loops.get("eval", lambda: loops.make_eval_loop(step, info.totals))
         iterator = iter(dataset)
         info.reset_metrics()
-        with signals.saying_what_stops(f"evaluate() of {restored or 'the initial model'}"), \
+        evaluated = "the model in memory" if in_memory else restored or "the initial model"
+        with signals.saying_what_stops(f"evaluate() of {evaluated}"), \
                 loops.releasing_failed_frames(), first_steps.FirstStepsWhileCompiling(
                     loop, step, iterator, first_steps.steps_to_go(dataset, steps),
                     parts.config.steps_per_loop) as calls:

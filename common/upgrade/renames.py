@@ -163,6 +163,8 @@ def _renames():
         renames[name] = "common.tf1.feature_column.shared_embedding_columns"
     renames["tf.contrib.estimator.clip_gradients_by_norm"] = "common.clip_gradients_by_norm"
     renames["tf.contrib.estimator.add_metrics"] = "common.add_metrics"
+    for prefix in [p + "experimental." for p in ESTIMATOR_PREFIXES] + ["tf.contrib.estimator."]:
+        renames[prefix + "InMemoryEvaluatorHook"] = "common.training.in_memory_evaluator.InMemoryEvaluatorHook"
     renames["tf.contrib.estimator.forward_features"] = "common.forward_features"
     renames["tf.contrib.summary.scalar"] = "common.tf1.summary.scalar"  # (name, tensor, family, step): its keywords
     renames["tf.contrib.opt.LazyAdamOptimizer"] = "common.contrib.lazy_adam.LazyAdamOptimizer"
@@ -354,16 +356,10 @@ UNSUPPORTED = {
     "tf.estimator.experimental.": "this tf.estimator.experimental name has no counterpart here (the early-stopping "
                                   "hooks do: common.early_stopping)",
 }
-_IN_MEMORY_EVALUATOR = ("InMemoryEvaluatorHook has no counterpart here: evaluate through train_and_evaluate (an "
-                        "EvalSpec with throttle_secs=0, and RunConfig(save_checkpoints_steps=) set to the hook's "
-                        "every_n_iter: each evaluation reads the checkpoint just written), or call evaluate() between "
-                        "train(steps=every_n_iter) calls")
 _RNN_ESTIMATOR = ("the premade RNN estimators have no counterpart in common.canned: write a model_fn of "
                   "common.layers.SequenceFeatures over the sequence columns, a keras.layers.RNN of the cell (LSTMCell, "
                   "GRUCell) and a Dense logits layer, with the classifier's loss and metrics")
 for _prefix in ESTIMATOR_PREFIXES + ("tf.contrib.estimator.",):
-    UNSUPPORTED[_prefix + ("" if _prefix.startswith("tf.contrib") else "experimental.") + "InMemoryEvaluatorHook"] = \
-        _IN_MEMORY_EVALUATOR
     for _name in ("RNNClassifier", "RNNEstimator"):
         UNSUPPORTED[_prefix + ("" if _prefix.startswith("tf.contrib") else "experimental.") + _name] = _RNN_ESTIMATOR
 for _prefix in ESTIMATOR_PREFIXES:

@@ -22,14 +22,3 @@ def test_the_upgrade_reports_them_and_seq2seq_with_its_replacement():
     errors = [c for c in changes if c.refused]
     assert [c.line for c in errors] == [2, 3]
     assert "keras.layers.AdditiveAttention (Bahdanau)" in errors[1].message
-
-
-def test_the_experimental_evaluator_hook_and_rnn_estimators_are_refused_with_what_to_write_instead():
-    source = ("import tensorflow as tf\nhook = tf.estimator.experimental.InMemoryEvaluatorHook(est, input_fn)\n"
-              "old = tf.contrib.estimator.InMemoryEvaluatorHook(est, input_fn)\n"
-              "rnn = tf.estimator.experimental.RNNClassifier(columns, cell_type='lstm')\n")
-    _, changes = rules.upgrade_source(source)
-    errors = {c.line: c.message for c in changes if c.refused}
-    assert sorted(errors) == [2, 3, 4]
-    assert all("EvalSpec with throttle_secs=0" in errors[line] for line in (2, 3))
-    assert "common.layers.SequenceFeatures" in errors[4]

@@ -3,7 +3,7 @@
 import importlib
 import importlib.util
 
-from common.upgrade import renames, tf_names
+from common.upgrade import renames, rules, tf_names
 
 EXTRAS = ("common.contrib.slim",)  # modules for a package the project does not install (tf_slim): importable with it
 
@@ -38,3 +38,18 @@ def test_tensorflow_counterparts_exist_and_flavours_are_kept():
     assert renames.RENAMES["tf.contrib.layers.layer_norm"] == "common.contrib.layers.layer_norm"
     assert renames.RENAMES["tf.contrib.summary.scalar"] == "common.tf1.summary.scalar"  # (the transformer's)
     assert "tf.contrib." in renames.UNSUPPORTED
+
+
+def test_the_rnn_estimators_are_refused_with_what_to_write_instead():
+    source = "import tensorflow as tf\nrnn = tf.estimator.experimental.RNNClassifier(columns, cell_type='lstm')\n"
+    _, changes = rules.upgrade_source(source)
+    errors = [c.message for c in changes if c.refused]
+    assert len(errors) == 1 and "common.layers.SequenceFeatures" in errors[0]
+
+
+def test_the_in_memory_evaluator_hook_maps_to_the_projects():
+    source = ("import tensorflow as tf\nhook = tf.estimator.experimental.InMemoryEvaluatorHook(est, input_fn)\n"
+              "old = tf.contrib.estimator.InMemoryEvaluatorHook(est, input_fn)\n")
+    new, changes = rules.upgrade_source(source)
+    assert not [c for c in changes if c.refused]
+    assert new.count("common.training.in_memory_evaluator.InMemoryEvaluatorHook(est, input_fn)") == 2
