@@ -69,6 +69,12 @@ def dimension_values(tree, lines):
 INTERNAL_KERAS = "tensorflow.python.keras"
 
 
+def as_imported(canonical):
+    """A name read through an import of tensorflow.python.keras as the upgraded import gives it (tf.keras's)."""
+    internal = "tf" + INTERNAL_KERAS[len("tensorflow"):] + "."
+    return "tf.keras." + canonical[len(internal):] if canonical.startswith(internal) else canonical
+
+
 def internal_keras_imports(tree, lines):
     """((start), (end)) of the module path in each import of tensorflow.python.keras (or a module under it)."""
     spans = []

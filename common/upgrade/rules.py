@@ -232,7 +232,7 @@ def _rewrite_name(tokens, first, last, name, tensorflow_aliases, tf1_program):
     unsupported = _longest_prefix(canonical, UNSUPPORTED)
     if unsupported is not None:
         return [], [Change(start[0], start[1], f"{name}: {UNSUPPORTED[unsupported]}", refused=True)], canonical
-    if canonical.startswith("tf.") and not tf_names.exists(canonical):
+    if canonical.startswith("tf.") and not tf_names.exists(idioms.as_imported(canonical)):
         return [], [Change(start[0], start[1], f"{name}: the installed TensorFlow has no {canonical} and the "
                            "upgrade knows no counterpart of it", refused=True)], canonical
     return [], [], canonical

@@ -2,7 +2,7 @@
 
 import ast
 
-from common.upgrade import idioms
+from common.upgrade import idioms, rules
 
 
 def _rewritten(source):
@@ -55,3 +55,12 @@ def test_imports_of_tensorflows_internal_keras_read_tf_keras():
     new, _ = _rewritten(source)
     assert new.splitlines() == ["from tensorflow.keras import models", "import tensorflow.keras.layers as kl",
                                 "import tensorflow.python.keras", "from tensorflow.python.keras_x import y"]
+
+
+def test_names_read_through_an_internal_keras_import_are_checked_where_the_upgraded_import_finds_them():
+    source = ("import tensorflow as tf\nfrom tensorflow.python.keras.datasets import imdb\n"
+              "from tensorflow.python.keras.preprocessing import sequence\n"
+              "(x, y), _ = imdb.load_data(num_words=100)\nx = sequence.pad_sequences(x, maxlen=10)\n")
+    new, changes = rules.upgrade_source(source)
+    assert not [c for c in changes if c.refused]
+    assert "from tensorflow.keras.datasets import imdb\n" in new
