@@ -53,6 +53,7 @@ class Task:
     target: Optional[str]
     upgrade: bool
     skip: str = ""
+    link: str = ""  # a symlink to a directory of the tree: what it points to, made again at target
 
 
 def tf1_files(tasks):
@@ -92,6 +93,14 @@ def upgrade_file(task, in_tree, tf1_tree=False, own_common_renamed=False):
     return [change.describe(task.source) for change in changes], sum(change.refused for change in changes), False
 
 
+def _make_link(task):
+    """Makes task.target the symlink task.source is (to a directory of the tree); returns the report line."""
+    if not os.path.lexists(task.target):
+        os.makedirs(os.path.dirname(task.target), exist_ok=True)
+        os.symlink(task.link, task.target)
+    return f"{task.source}: made {task.target} the same symlink to a directory of the tree ({task.link})"
+
+
 def _tree_tasks(intree, outtree, copy_other):
     problems = []
     for root, dirs, names in os.walk(intree, onerror=problems.append):
@@ -99,8 +108,14 @@ def _tree_tasks(intree, outtree, copy_other):
             yield Task(error.filename or root, None, False, f"cannot be listed: {error.strerror or error}")
         problems.clear()
         for name in sorted(dirs):
-            if os.path.islink(os.path.join(root, name)):
-                yield Task(os.path.join(root, name), None, False, "a symlink to a directory: not followed")
+            path = os.path.join(root, name)
+            if not os.path.islink(path):
+                continue
+            link = os.readlink(path)  # (one into the tree: its directory is upgraded where it is; the link is made)
+            if not os.path.isabs(link) and os.path.realpath(path).startswith(os.path.realpath(intree) + os.sep):
+                yield Task(path, os.path.join(outtree, os.path.relpath(path, intree)), False, link=link)
+            else:
+                yield Task(path, None, False, "a symlink to a directory outside the tree: not followed")
         for name in sorted(names):
             source = os.path.join(root, name)
             target = os.path.join(outtree, os.path.relpath(source, intree))
@@ -180,6 +195,8 @@ def main(argv):
         if task.skip:
             report.append(f"ERROR: {task.source}: {task.skip}: skipped")
             failed += 1
+        elif task.link:
+            report.append(_make_link(task))
         elif task.upgrade:
             lines, file_refused, file_failed = upgrade_file(task, in_tree, bool(deciding), renamed)
             report.extend(lines)

@@ -118,7 +118,7 @@ def test_files_it_cannot_read_parse_or_write_are_named_and_the_rest_of_the_tree_
                  f"{tree / 'e_swapped.py'}: ERROR: not valid Python (invalid syntax (<unknown>, line 1))",
                  f"ERROR: {out / 'sub' / 'f_unwritable.py'}: cannot be written: {out / 'sub'} is a file, not a "
                  "folder: not upgraded",
-                 f"ERROR: {tree / 'linked'}: a symlink to a directory: not followed: skipped"):
+                 f"ERROR: {tree / 'linked'}: a symlink to a directory outside the tree: not followed: skipped"):
         assert line in text, text
     assert (out / "z_good.py").read_text() == "import common\nimport tensorflow as tf\nspec = common.EstimatorSpec\n"
     assert text.splitlines()[-1].endswith("; 8 file(s) not upgraded or copied (marked ERROR).")
@@ -179,3 +179,19 @@ def test_check_model_dir_says_whose_checkpoints_a_dir_holds_and_how_they_are_rea
     assert "no checkpoint" in _upgrade(f"--check_model_dir={tmp_path}").stdout
     refused = _upgrade(f"--check_model_dir={tmp_path / 'nope'}")
     assert refused.returncode != 0 and "--check_model_dir=" in refused.stderr and "no such directory" in refused.stderr
+
+
+def test_a_symlink_to_a_directory_of_the_tree_is_made_again_and_the_directory_upgraded_where_it_is(tmp_path):
+    """A slim program's finetune/nets -> ../nets: the link is made in the output tree, the files once."""
+    tree, out = tmp_path / "tree", tmp_path / "out"
+    (tree / "nets").mkdir(parents=True)
+    (tree / "nets" / "net.py").write_text("import tensorflow as tf\nspec = tf.estimator.EstimatorSpec\n")
+    (tree / "finetune").mkdir()
+    (tree / "finetune" / "nets").symlink_to("../nets")
+    result = _upgrade(f"--intree={tree}", f"--outtree={out}", f"--reportfile={tmp_path / 'report.txt'}")
+    assert result.returncode == 0, result.stdout
+    assert os.readlink(out / "finetune" / "nets") == "../nets"
+    assert (out / "finetune" / "nets" / "net.py").read_text().startswith("import common\n")
+    assert f"made {out / 'finetune' / 'nets'} the same symlink to a directory of the tree (../nets)" in \
+        (tmp_path / "report.txt").read_text()
+
