@@ -163,6 +163,10 @@ class ModelBuilder:
         return self.registry is not None
 
     @property
+    def first_tower_device(self):
+        return self._plan.tower_devices[0]
+
+    @property
     def global_step(self):
         return self.registry.global_step
 
@@ -234,7 +238,7 @@ class ModelBuilder:
         def trace(*args):
             features, labels = make_inputs(*args)
             step = self.step_views[0] if mode == ModeKeys.TRAIN else None
-            with tf.device(self._plan.tower_devices[0]):
+            with tf.device(self.first_tower_device):
                 outputs = self.call(features, labels, mode, step)
                 if mode == ModeKeys.TRAIN:  # the optimizers' state is made here, on the tower's own gradients
                     updates = outputs.record.updates

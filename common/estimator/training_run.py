@@ -17,7 +17,7 @@ from tensorflow.compat.v1 import logging
 
 from common.adapters import session_run_hooks
 from common.devices import parameter_servers
-from common.engine import first_steps, inputs, loops, startup, train_loop
+from common.engine import first_steps, inference_trace, inputs, loops, startup, train_loop
 from common.engine import step as step_module
 from common.estimator import scheduled_steps
 from common.estimator.parts import user_hooks
@@ -148,7 +148,9 @@ def train(estimator, parts, source, hooks, steps, max_steps, saving_listeners):
     def save(step, initial):
         model.sync_step_views()  # (a Scaffold's checkpoint holds the first tower's view of the step)
         logging.info("Calling checkpoint listeners before saving checkpoint %d...", step)  # (tf.estimator's lines)
-        path = state.store.save(step, saved_state, input_state, saved_optimizer_names, scaffold_checkpoint)
+        path = state.store.save(  # (the .meta's graph: traced after the first steps, not before them)
+            step, saved_state, input_state, saved_optimizer_names, scaffold_checkpoint,
+            inference=None if initial else lambda: inference_trace.predict_function(model, dataset.element_spec))
         logging.info("Calling checkpoint listeners after saving checkpoint %d...", step)
         for listener in listeners:
             if not initial or getattr(listener, "hears_initial_save", False):

@@ -76,6 +76,18 @@ def name_scope_stack():
 
 
 @contextlib.contextmanager
+def keeping_name_scope_stack():
+    """Keras's name scopes as they were, after a trace that failed: a Keras name scope whose tf.name_scope refused
+    its name (a leading "_" at the root) stays on Keras's stack, and would prefix every variable made later."""
+    before = _get("name_scope_stack")
+    before = None if before is None else list(before)
+    try:
+        yield
+    finally:
+        _set("name_scope_stack", before)
+
+
+@contextlib.contextmanager
 def outside_stateless_scope():
     """Variables made inside are made now, not deferred by an enclosing StatelessScope."""
     stateless = _get("stateless_scope")

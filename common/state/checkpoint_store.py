@@ -17,7 +17,7 @@ import tensorflow as tf
 from tensorflow.compat.v1 import logging
 
 from common.internals import tensorflow_internals
-from common.state import atomic, checkpoints, meta_graph
+from common.state import atomic, checkpoints, inference_meta_graph, meta_graph
 from common.state.checkpoints import (CHECKPOINT_FILE, CHECKPOINT_NAME, INPUT_STATE, OPTIMIZER_STATE,
                                       CheckpointDamagedError, CheckpointWriteError, first_line)
 
@@ -144,11 +144,14 @@ class CheckpointStore:
                 tf.io.gfile.remove(path)
 
     def save(self, step, variables: Dict[str, tf.Variable], iterator=None, optimizer_names=(),
-             scaffold_checkpoint=None):
+             scaffold_checkpoint=None, inference=None):
         """Writes model.ckpt-<step> and returns its prefix: name-keyed, holding
         `variables`, the input iterator's state when given and which names are
-        optimizer state; or, given `scaffold_checkpoint` (the tf.train.Checkpoint
-        a Scaffold named as its saver), that checkpoint, object-based."""
+        optimizer state, with a `.meta` of the graph of `inference` (a callable
+        returning the model's InferenceFunction, called at the first save
+        given one) or of the variables alone; or, given `scaffold_checkpoint`
+        (the tf.train.Checkpoint a Scaffold named as its saver), that
+        checkpoint, object-based."""
         key = (tuple((name, id(variable)) for name, variable in variables.items()), id(iterator),
                tuple(sorted(optimizer_names)), id(scaffold_checkpoint))
         if self._writer is None or self._writer_key != key:
@@ -158,7 +161,7 @@ class CheckpointStore:
                             else self._name_keyed_writer(variables, iterator, optimizer_names))
             self._writer_key = key
         try:
-            path = self._writer(step)
+            path = self._writer(step, inference)
         except _LOST_CONTACT:  # reading variables another task holds (a parameter server): not the disk's fault
             self.remove_partial_saves()
             raise
@@ -189,13 +192,13 @@ class CheckpointStore:
                                              keep_checkpoint_every_n_hours=self._keep_hours, save_relative_paths=True)
         saver.recover_last_checkpoints([prefix for _, prefix in reversed(self.listed()) if self.is_complete(prefix)])
 
-        meta = meta_graph.variables_meta_graph(restorable)
+        metas = _MetaGraphs(restorable)
 
-        def save(step):
+        def save(step, inference):
             with tensorflow_internals.variable_ops():  # (TF1's Saver reads a partitioned variable's slices' op)
                 prefix = saver.save(None, os.path.join(self.model_dir, CHECKPOINT_NAME), global_step=step,
                                     write_meta_graph=False)
-            atomic.write_bytes(prefix + ".meta", meta)
+            atomic.write_bytes(prefix + ".meta", metas.serialized(inference))
             return prefix
         return save
 
@@ -203,7 +206,7 @@ class CheckpointStore:
         manager = tf.train.CheckpointManager(checkpoint, self.model_dir, max_to_keep=self._max_to_keep,
                                              keep_checkpoint_every_n_hours=self._keep_hours,
                                              checkpoint_name=CHECKPOINT_NAME)
-        return lambda step: manager.save(checkpoint_number=step)
+        return lambda step, inference: manager.save(checkpoint_number=step)
 
     def _write_failure(self, step, variables, error):
         """What went wrong, with the bytes the checkpoint needs and what the disk has free."""
@@ -226,3 +229,33 @@ class _SavedAgain(tensorflow_internals.SaveableObject):
         spec = tensorflow_internals.SaveSpec(variable.read_value, "", name, dtype=variable.dtype,
                                              device=variable.device)
         super().__init__(None, [spec], name)
+
+
+class _MetaGraphs:
+    """The `.meta` files of one set of variables, each made once: the variables alone, and the inference graph
+    (or, where it cannot be had, the variables alone again, saying why once)."""
+
+    def __init__(self, restorable):
+        self._restorable = restorable
+        self._variables_only = None
+        self._inference = None
+
+    def serialized(self, inference):
+        if inference is not None and self._inference is None:
+            self._inference = self._inference_graph(inference())
+        if self._inference is not None:
+            return self._inference
+        if self._variables_only is None:
+            self._variables_only = meta_graph.variables_meta_graph(self._restorable)
+        return self._variables_only
+
+    def _inference_graph(self, found):
+        if found.function is not None:
+            try:
+                return inference_meta_graph.inference_meta_graph(found.function, self._restorable,
+                                                                 checkpoints.GLOBAL_STEP)
+            except Exception as error:  # (NotConvertible, or a graph TF1's importer refuses: a save must not fail)
+                found = inference_meta_graph.InferenceFunction(None, first_line(error))
+        logging.info("The .meta beside each checkpoint holds the variables alone, not model_fn's graph: %s",
+                     found.why_not)
+        return meta_graph.variables_meta_graph(self._restorable)

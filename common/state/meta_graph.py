@@ -47,7 +47,7 @@ def _meta_graph(specs):
     graph.versions.min_consumer = tf.version.GRAPH_DEF_VERSION_MIN_CONSUMER
     for name, shape, dtype, trainable in specs:
         dtype = tf.as_dtype(dtype)
-        op = names.unique(_op_name(name))
+        op = names.unique(op_name(name))
         zeros = names.unique(f"{op}/Initializer/zeros")
         zero = b"" if dtype == tf.string else dtype.as_numpy_dtype(0)
         _node(graph, zeros, "Const", dtype=dtype, value=tf.make_tensor_proto(zero, dtype, shape))
@@ -128,7 +128,7 @@ class _Names:
         return candidate
 
 
-def _op_name(name):
+def op_name(name):
     """`name` where a graph takes it as an op's name; else the nearest name it takes (the Saver still restores
     the variable from the checkpoint's `name`)."""
     op_name = re.sub(r"[^A-Za-z0-9_.\\/>-]", "_", name)

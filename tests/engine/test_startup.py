@@ -145,4 +145,4 @@ def test_model_fn_is_traced_once_per_tower_and_mode(tmp_path, model_fn, num_towe
         est.evaluate(models.eval_input(features, labels, 8))
         assert len(list(est.predict(models.eval_input(features, labels, 8)))) == 32
     assert calls == {common.ModeKeys.TRAIN: 1 if num_towers == 1 else 1 + num_towers, common.ModeKeys.EVAL: num_towers,
-                     common.ModeKeys.PREDICT: num_towers}
+                     common.ModeKeys.PREDICT: num_towers + 1}  # (+1: the .meta's inference graph, once)
