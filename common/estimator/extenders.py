@@ -31,6 +31,7 @@ def add_metrics(estimator, metric_fn):
     Raises:
       ValueError: metric_fn takes an argument other than those.
       TypeError: (at evaluation) metric_fn returned something other than a dict.
+      ValueError: (at evaluation) metric_fn gave a Keras metric a tensor of unknown rank, naming metric_fn.
     """
     unexpected = sorted(set(named_arguments(metric_fn)) - set(_METRIC_FN_ARGS))
     if unexpected:
@@ -42,8 +43,17 @@ def add_metrics(estimator, metric_fn):
         spec = model_fn(features, labels, mode, config)
         if mode != ModeKeys.EVAL:
             return spec
-        added = call_with_wanted_args(metric_fn, {}, {"predictions": spec.predictions, "features": features,
-                                                      "labels": labels, "config": config})
+        try:
+            added = call_with_wanted_args(metric_fn, {}, {"predictions": spec.predictions, "features": features,
+                                                          "labels": labels, "config": config})
+        except ValueError as error:
+            if "unknown rank" not in str(error):
+                raise
+            raise ValueError(  # (Keras 2's metrics took such a tensor: programs squeezed without an axis)
+                f"add_metrics: metric_fn ({getattr(metric_fn, '__name__', metric_fn)}) gave a Keras metric a tensor "
+                f"of unknown rank ({str(error).splitlines()[0]}): Keras 3's metrics need the rank known, where Keras "
+                "2's did not. A tf.squeeze without an axis over a batch of unknown size gives such a tensor: name "
+                "the axis (tf.squeeze(t, axis=1)) or tf.reshape it to the rank meant") from error
         if not isinstance(added, collections.abc.Mapping):
             raise TypeError(f"add_metrics: metric_fn ({getattr(metric_fn, '__name__', metric_fn)}) returned a "
                             f"{type(added).__name__}; it must return a dict {{name: metric}}, each metric a Keras "

@@ -59,6 +59,24 @@ def test_a_metric_fn_returning_a_tuple_is_named_with_the_type_and_the_model_dir_
     assert sorted(os.listdir(tmp_path)) == before
 
 
+def test_a_keras_metric_given_a_tensor_of_unknown_rank_names_metric_fn_and_the_fix(tmp_path):
+    """Keras 2's AUC took tf.squeeze(one_hot(labels)) over a batch of unknown size; Keras 3's needs the rank."""
+    regressor = LinearRegressor([tf.feature_column.numeric_column("x", shape=[2])], model_dir=str(tmp_path))
+    regressor.train(lambda: input_fn().repeat(), steps=2)
+    before = sorted(os.listdir(tmp_path))
+
+    def auc_fn(labels, predictions):
+        auc = tf.keras.metrics.AUC()
+        one_hot = tf.squeeze(tf.one_hot(tf.cast(labels > 0, tf.int32), 2))  # (no axis: unknown rank)
+        auc.update_state(one_hot, tf.sigmoid(predictions["predictions"]))
+        return {"auc": auc}
+
+    with pytest.raises(ValueError, match=r"metric_fn \(auc_fn\) gave a Keras metric a tensor of unknown rank .*"
+                                         r"tf.squeeze\(t, axis=1\)"):
+        common.add_metrics(regressor, auc_fn).evaluate(input_fn)
+    assert sorted(os.listdir(tmp_path)) == before
+
+
 def keyed_input_fn():
     keys = np.array([f"k{i}" for i in range(24)])
     return tf.data.Dataset.from_tensor_slices(({"x": X, "key": keys}, Y)).batch(8)
