@@ -22,6 +22,7 @@ import tensorflow as tf
 from tensorflow.compat.v1 import logging
 
 from common.adapters import model_fns, tensor_inputs
+from common.devices.plan import DevicePlan
 from common.engine import eval_loop, first_steps, inputs, loops, predict_loop, startup
 from common.engine.model_builder import ModelBuilder
 from common.engine.step import TowerStep
@@ -76,6 +77,9 @@ class Estimator:
             model_dir = tempfile.mkdtemp()
             logging.warning("Using temporary folder as model directory: %s", model_dir)
         config = config.replace(model_dir=model_dir)
+        replicated = getattr(model_fn, "replicated_plan", None)  # (contrib's replicate_model_fn: its towers)
+        if replicated is not None and config.device_plan == DevicePlan.single_cpu():
+            config = config.replace(device_plan=replicated)
         logging.info("Using config: %s", config.as_tf_estimator_logged_it())  # (tf.estimator's line)
         if isinstance(warm_start_from, str):
             warm_start_from = WarmStartSettings(warm_start_from)

@@ -163,6 +163,8 @@ def _renames():
         renames[name] = "common.tf1.feature_column.shared_embedding_columns"
     renames["tf.contrib.estimator.clip_gradients_by_norm"] = "common.clip_gradients_by_norm"
     renames["tf.contrib.estimator.add_metrics"] = "common.add_metrics"
+    for name in ("replicate_model_fn", "TowerOptimizer"):
+        renames["tf.contrib.estimator." + name] = "common.contrib.replicate." + name
     for prefix in [p + "experimental." for p in ESTIMATOR_PREFIXES] + ["tf.contrib.estimator."]:
         renames[prefix + "InMemoryEvaluatorHook"] = "common.training.in_memory_evaluator.InMemoryEvaluatorHook"
     renames["tf.contrib.estimator.forward_features"] = "common.forward_features"

@@ -53,3 +53,12 @@ def test_the_in_memory_evaluator_hook_maps_to_the_projects():
     new, changes = rules.upgrade_source(source)
     assert not [c for c in changes if c.refused]
     assert new.count("common.training.in_memory_evaluator.InMemoryEvaluatorHook(est, input_fn)") == 2
+
+
+def test_contribs_replicate_model_fn_and_tower_optimizer_map_to_the_projects_towers():
+    source = ("import tensorflow as tf\nopt = tf.contrib.estimator.TowerOptimizer(opt)\n"
+              "est = tf.estimator.Estimator(tf.contrib.estimator.replicate_model_fn(model_fn), model_dir)\n")
+    new, changes = rules.upgrade_source(source)
+    assert not [c for c in changes if c.refused]
+    assert "common.contrib.replicate.TowerOptimizer(opt)" in new
+    assert "common.Estimator(common.contrib.replicate.replicate_model_fn(model_fn), model_dir)" in new
