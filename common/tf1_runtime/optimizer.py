@@ -37,6 +37,8 @@ def _deferring(apply_gradients):
     @functools.wraps(apply_gradients)
     def deferring(self, grads_and_vars, global_step=None, name=None):
         pairs = list(grads_and_vars)
+        if self._call_store is not None and self._apply_scope is None:  # (TF1 named its non-slot state there)
+            self._apply_scope = self._call_store.scope_here()
         running = caller.current()
         if running is not None and running.deferring:
             return running.defer_update(self, pairs, lambda averaged: apply_gradients(
@@ -58,6 +60,7 @@ class Optimizer:
         self._slots = {}  # slot name -> {variable name: slot variable}
         self._non_slots = {}  # name -> variable
         self._call_store = tf1_graph.active_store()  # (the model_fn call that made it: its non-slot names' scope)
+        self._apply_scope = None  # the name scope model_fn called apply_gradients (minimize) in
         self._slot_names = set()  # the TF1 names given to slots so far (made unique as TF1's graph made them)
         self.clip_norm = None  # the global norm the averaged gradients are clipped to (common.clip_gradients_by_norm)
 
@@ -208,7 +211,8 @@ class Optimizer:
 
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
         if name not in self._non_slots:
-            unique = name if self._call_store is None else self._call_store.non_slot_name(name, self)
+            scoped = f"{self._apply_scope}/{name}" if self._apply_scope else name
+            unique = scoped if self._call_store is None else self._call_store.non_slot_name(scoped, self)
             with tf1_graph.creating_variable(unique, optimizer_state=True, device=colocate_with.device), \
                     _colocated(colocate_with):
                 self._non_slots[name] = tf.Variable(initial_value, name=unique, trainable=False)

@@ -91,6 +91,14 @@ class Tf1VariableStore:
         self.variables = {}  # full name -> variable, made or served in this call
         self._made = made if made is not None else {}  # full name -> variable, made by an earlier call
         self._non_slot_owners = {}  # an optimizer's non-slot variable name -> the optimizers of this call making one
+        self._entry_scope = tf.compat.v1.get_default_graph().get_name_scope()  # (a tower's, where model_fn starts)
+
+    def scope_here(self):
+        """The name scope open now, as model_fn opened it (without the tower's around model_fn)."""
+        scope = tf.compat.v1.get_default_graph().get_name_scope()
+        if not self._entry_scope:
+            return scope
+        return scope[len(self._entry_scope) + 1:] if scope.startswith(self._entry_scope + "/") else ""
 
     def non_slot_name(self, name, optimizer):
         """TF1's name of `optimizer`'s non-slot variable `name` (Adam's beta1_power): the second optimizer of this

@@ -156,20 +156,23 @@ def test_sparse_gradients_update_only_the_rows_looked_up(tmp_path, towers):
 
 
 def test_two_adams_of_one_model_fn_keep_a_step_count_each_as_tf1s_graph_named_them(tmp_path):
-    """A GAN's two Adams, grouped in one train_op: TF1 made beta1_power and beta1_power_1; sharing one pair
-    would advance it twice a step and bias-correct both updates wrongly."""
+    """A GAN's two Adams, grouped in one train_op: TF1 made optimizer/beta1_power and optimizer/beta1_power_1 (the
+    scope minimize was called in); sharing one pair would advance it twice a step and bias-correct both updates
+    wrongly."""
     def gan_fn(features, labels, mode):
         with tf.compat.v1.variable_scope("g"):
             fake = tf.matmul(features, tf.compat.v1.get_variable("w", [3, 1]))
         with tf.compat.v1.variable_scope("d"):
             critic = tf.compat.v1.get_variable("w", [1])
         d_loss, g_loss = tf.reduce_mean(critic * (fake - labels)), -tf.reduce_mean(critic * fake)
-        d_op = tf1_train.AdamOptimizer(0.01, beta1=0.5).minimize(d_loss, var_list=[critic])
-        g_op = tf1_train.AdamOptimizer(0.01, beta1=0.5).minimize(
-            g_loss, var_list=[tf.compat.v1.trainable_variables("g")[0]], global_step=tf1_train.get_global_step())
+        with tf.name_scope("optimizer"):  # (TF 2.15 named the counters under the scope minimize was called in)
+            d_op = tf1_train.AdamOptimizer(0.01, beta1=0.5).minimize(d_loss, var_list=[critic])
+            g_op = tf1_train.AdamOptimizer(0.01, beta1=0.5).minimize(
+                g_loss, var_list=[tf.compat.v1.trainable_variables("g")[0]], global_step=tf1_train.get_global_step())
         return common.EstimatorSpec(mode, loss=g_loss, train_op=tf.group(d_op, g_op))
 
     est = common.Estimator(gan_fn, str(tmp_path))
     est.train(lambda: tf.data.Dataset.from_tensors((X, Y)).repeat(), steps=3)
-    assert est.get_variable_value("beta1_power") == est.get_variable_value("beta1_power_1") == 0.5 ** 4
-    np.testing.assert_allclose(est.get_variable_value("beta2_power_1"), 0.999 ** 4, rtol=1e-6)
+    assert est.get_variable_value("optimizer/beta1_power") == est.get_variable_value("optimizer/beta1_power_1") \
+        == 0.5 ** 4
+    np.testing.assert_allclose(est.get_variable_value("optimizer/beta2_power_1"), 0.999 ** 4, rtol=1e-6)
