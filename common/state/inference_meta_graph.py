@@ -27,6 +27,10 @@ INFERENCE_VERSION = ("inference graph: written by common (tf.estimator on Tensor
                      "over the training features, its Saver restores the checkpoint beside it")
 
 
+# A lookup table of more entries is not copied into the graph (its GraphDef would near protobuf's 2 GB limit).
+MAX_TABLE_ENTRIES = 2_000_000
+
+
 class NotConvertible(ValueError):
     """The function reads a resource no checkpoint name restores."""
 
@@ -115,6 +119,10 @@ def _table_contents(internal, external):
         raise NotConvertible(f"model_fn reads {internal.op.name}, a resource no checkpoint name restores (a "
                              "variable made outside model_fn, or a part of a partitioned variable)")
     key_dtype, value_dtype = finds[0].get_attr("Tin"), finds[0].get_attr("Tout")
+    size = int(tf.raw_ops.LookupTableSizeV2(table_handle=external))
+    if size > MAX_TABLE_ENTRIES:
+        raise NotConvertible(f"model_fn reads a lookup table of {size} entries ({internal.op.name}), more than the "
+                             f".meta copies ({MAX_TABLE_ENTRIES})")
     keys, values = tf.raw_ops.LookupTableExportV2(table_handle=external, Tkeys=key_dtype, Tvalues=value_dtype)
     return key_dtype, value_dtype, keys.numpy(), values.numpy()
 

@@ -65,6 +65,18 @@ def test_a_lookup_table_travels_as_a_copy_the_tables_initializer_fills():
             assert session.run(output.name, {"words:0": ["blue", "red", "green"]}).tolist() == [7, 3, -1]
 
 
+def test_a_table_too_large_to_copy_is_refused_with_its_size(monkeypatch):
+    table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(["a", "b", "c"], [1, 2, 3]), -1)
+
+    @tf.function
+    def lookup(words):
+        return table.lookup(words)
+    monkeypatch.setattr(inference_meta_graph, "MAX_TABLE_ENTRIES", 2)
+    with pytest.raises(inference_meta_graph.NotConvertible, match="a lookup table of 3 entries"):
+        inference_meta_graph.inference_meta_graph(
+            lookup.get_concrete_function(tf.TensorSpec([None], tf.string, name="words")), {})
+
+
 def test_a_resource_neither_a_variable_nor_a_table_is_refused_by_name():
     other = tf.Variable([1.0, 2.0])  # (one the caller does not name: made outside model_fn)
 
