@@ -71,14 +71,15 @@ def tf1_files(tasks):
     return found
 
 
-def upgrade_file(task, in_tree, tf1_tree=False, own_common_renamed=False):
+def upgrade_file(task, in_tree, tf1_tree=False, own_common_renamed=False, tree_packages=()):
     """(report lines, refused constructs, whether the file failed) for one Python file; own_common_renamed: the
-    tree's own module `common` is written as program_common (common.upgrade.own_common)."""
+    tree's own module `common` is written as program_common (common.upgrade.own_common); tree_packages: the
+    top-level packages of the tree (see upgrade_rules.upgrade_source)."""
     try:
         source = files.read_source(task.source)
         try:
             text, renaming = own_common.rename_imports(source.text) if own_common_renamed else (source.text, [])
-            new_text, changes = upgrade_rules.upgrade_source(text, tf1_tree)
+            new_text, changes = upgrade_rules.upgrade_source(text, tf1_tree, tree_packages)
             changes = renaming + changes
         except (SyntaxError, ValueError, upgrade_rules.tokenize.TokenError) as error:
             why = error if isinstance(error, upgrade_rules.NotRewritable) else f"not valid Python ({error})"
@@ -93,11 +94,21 @@ def upgrade_file(task, in_tree, tf1_tree=False, own_common_renamed=False):
     return [change.describe(task.source) for change in changes], sum(change.refused for change in changes), False
 
 
+def _tree_packages(intree):
+    """The names a program of the tree imports its own top-level packages by: the tree's folder's, its folders'."""
+    names = {os.path.basename(os.path.realpath(intree))}
+    return names | {name for name in os.listdir(intree) if os.path.isdir(os.path.join(intree, name))}
+
+
 def _make_link(task):
     """Makes task.target the symlink task.source is (to a directory of the tree); returns the report line."""
-    if not os.path.lexists(task.target):
+    if os.path.lexists(task.target):
+        return f"{task.source}: kept {task.target}, which is there already (the symlink is to {task.link})"
+    try:
         os.makedirs(os.path.dirname(task.target), exist_ok=True)
         os.symlink(task.link, task.target)
+    except OSError as error:
+        return f"ERROR: {task.target}: cannot be made the symlink to {task.link}: {error.strerror or error}"
     return f"{task.source}: made {task.target} the same symlink to a directory of the tree ({task.link})"
 
 
@@ -115,7 +126,8 @@ def _tree_tasks(intree, outtree, copy_other):
             if not os.path.isabs(link) and os.path.realpath(path).startswith(os.path.realpath(intree) + os.sep):
                 yield Task(path, os.path.join(outtree, os.path.relpath(path, intree)), False, link=link)
             else:
-                yield Task(path, None, False, "a symlink to a directory outside the tree: not followed")
+                yield Task(path, None, False, "a symlink to a directory outside the tree, or by an absolute path: "
+                                              "not followed")
         for name in sorted(names):
             source = os.path.join(root, name)
             target = os.path.join(outtree, os.path.relpath(source, intree))
@@ -188,6 +200,7 @@ def main(argv):
                           f" (upgraded in place: remove its old {own_common.OWN} from {FLAGS.outtree})"
                           if os.path.realpath(FLAGS.outtree) == os.path.realpath(FLAGS.intree) else ""))
     deciding = tf1_files(tasks) if in_tree else []
+    packages = _tree_packages(FLAGS.intree) if in_tree else ()
     if deciding:
         report.append(f"The tree is a TF1 program (its TF1 names, in {', '.join(deciding)}): every file's "
                       "tf.estimator names are read as TF1's")
@@ -197,8 +210,9 @@ def main(argv):
             failed += 1
         elif task.link:
             report.append(_make_link(task))
+            failed += report[-1].startswith("ERROR")
         elif task.upgrade:
-            lines, file_refused, file_failed = upgrade_file(task, in_tree, bool(deciding), renamed)
+            lines, file_refused, file_failed = upgrade_file(task, in_tree, bool(deciding), renamed, packages)
             report.extend(lines)
             refused += file_refused
             failed += file_failed

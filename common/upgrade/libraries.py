@@ -21,15 +21,16 @@ ESTIMATOR_LIBRARIES = {
 }
 
 
-def estimator_library_imports(tree) -> List[Change]:
-    """An ERROR Change at each statement of the file that imports a library of ESTIMATOR_LIBRARIES."""
+def estimator_library_imports(tree, tree_packages=()) -> List[Change]:
+    """An ERROR Change at each statement of the file that imports a library of ESTIMATOR_LIBRARIES, but one of
+    tree_packages (the library's own tree, being upgraded as the message asks)."""
     found = []
     for node in ast.walk(tree):
         names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
             [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
         for name in names:
             library = name.split(".")[0]
-            if library in ESTIMATOR_LIBRARIES:
+            if library in ESTIMATOR_LIBRARIES and library not in tree_packages:
                 found.append(Change(node.lineno, node.col_offset, (
                     f"{library} is built on tf.estimator ({ESTIMATOR_LIBRARIES[library]}), which TensorFlow 2.16 "
                     f"removed: its import fails there. Upgrade its source with this command too (python -m "

@@ -263,9 +263,11 @@ def is_tf1_source(source):
     return _is_tf1_program([name for name, _, _ in names], tensorflow_aliases)
 
 
-def upgrade_source(source, tf1_tree=False):
+def upgrade_source(source, tf1_tree=False, tree_packages=()):
     """(new source, [Change]) for one Python source text (SyntaxError or ValueError if it is not Python).
-    tf1_tree: the file belongs to a program another file of which is TF1's (the names then mean TF1's)."""
+    tf1_tree: the file belongs to a program another file of which is TF1's (the names then mean TF1's).
+    tree_packages: the top-level packages of the tree being upgraded (a library built on tf.estimator that is
+    one of them is being upgraded: its imports of itself are not refused)."""
     tree = ast.parse(source)
     if LONE_CR.search(source):
         raise NotRewritable("it ends lines with a lone CR (classic Mac OS), which the upgrade does not rewrite: "
@@ -294,7 +296,7 @@ def upgrade_source(source, tf1_tree=False):
                 edits.append((tokens[k].start, tokens[k].end, "learning_rate"))
                 changes.append(Change(tokens[k].start[0], tokens[k].start[1], f"renamed {new_name}(lr=) to "
                                       "learning_rate="))
-    changes.extend(libraries.estimator_library_imports(tree))
+    changes.extend(libraries.estimator_library_imports(tree, tree_packages))
     for statement in aliases.gone_imports(tree, lines):
         edit, change = _gone_import(statement, lines, unconverted)
         edits.extend([edit] if edit else [])

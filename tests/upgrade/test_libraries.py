@@ -22,3 +22,10 @@ def test_the_upgrade_reports_them_and_seq2seq_with_its_replacement():
     errors = [c for c in changes if c.refused]
     assert [c.line for c in errors] == [2, 3]
     assert "keras.layers.AdditiveAttention (Bahdanau)" in errors[1].message
+
+
+def test_a_librarys_imports_of_itself_are_not_refused_when_its_own_tree_is_upgraded():
+    source = "import tensorflow as tf\nfrom tensorflow_gan.python import namedtuples\nimport adanet\n"
+    found = libraries.estimator_library_imports(ast.parse(source), tree_packages={"tensorflow_gan", "examples"})
+    assert [(c.line, c.message.split(" ")[0]) for c in found] == [(3, "adanet")]
+
