@@ -78,8 +78,8 @@ class Estimator:
             logging.warning("Using temporary folder as model directory: %s", model_dir)
         config = config.replace(model_dir=model_dir)
         replicated = getattr(model_fn, "replicated_plan", None)  # (contrib's replicate_model_fn: its towers)
-        if replicated is not None and config.device_plan == DevicePlan.single_cpu():
-            config = config.replace(device_plan=replicated)
+        if replicated is not None and config.device_plan == DevicePlan.single_cpu():  # (RunConfig's default)
+            config = config.replace(device_plan=replicated())
         logging.info("Using config: %s", config.as_tf_estimator_logged_it())  # (tf.estimator's line)
         if isinstance(warm_start_from, str):
             warm_start_from = WarmStartSettings(warm_start_from)
@@ -302,7 +302,12 @@ class Estimator:
         return self._evaluate(input_fn, steps, hooks, checkpoint_path, name)
 
     def _evaluate_in_memory(self, input_fn, steps=None, hooks=None, name=None):
-        """evaluate() of the model as training holds it now, no checkpoint read (InMemoryEvaluatorHook's)."""
+        """evaluate() of the model as training holds it now, no checkpoint read (InMemoryEvaluatorHook's).
+        Raises ValueError where this Estimator has not built its model (another one is training)."""
+        if not self._parts.model.built:
+            raise ValueError(f"InMemoryEvaluatorHook: its estimator (model_dir {self.model_dir}) holds no model in "
+                             "memory: give the hook the Estimator object that trains (one add_metrics or another "
+                             "wrapper returned is another object)")
         return self._evaluate(input_fn, steps, hooks, None, name, in_memory=True)
 
     def _evaluate(self, input_fn, steps, hooks, checkpoint_path, name, in_memory=False):

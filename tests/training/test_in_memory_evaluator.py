@@ -42,7 +42,12 @@ def test_it_evaluates_before_training_every_n_steps_and_at_the_end_on_the_weight
     assert est.get_variable_value("global_step") == 7  # (training went on from where it was)
 
 
-def test_it_refuses_what_tf1s_refused():
-    est = common.Estimator(_model_fn)
+def test_it_refuses_what_tf1s_refused_and_an_estimator_that_is_not_the_one_training(tmp_path):
+    est = common.Estimator(_model_fn, str(tmp_path))
     with pytest.raises(ValueError, match="invalid every_n_iter=0"):
         InMemoryEvaluatorHook(est, _eval_input, every_n_iter=0)
+    hook = InMemoryEvaluatorHook(est, _eval_input, every_n_iter=3)  # (then add_metrics' new object trains)
+    with pytest.raises(ValueError, match="give the hook the Estimator object that trains"):
+        common.add_metrics(est, lambda predictions: {}).train(
+            lambda: tf.data.Dataset.from_tensor_slices((X, Y)).repeat().batch(4), hooks=[hook], steps=2)
+    assert not tf.io.gfile.glob(str(tmp_path / "model.ckpt-*"))  # (refused before it wrote a checkpoint)
