@@ -28,25 +28,27 @@ def replicate_model_fn(model_fn, loss_reduction=_REDUCTION.SUM_BY_NONZERO_WEIGHT
         TF1's for every reduction over the batch (SUM_BY_NONZERO_WEIGHTS, MEAN, SUM_OVER_BATCH_SIZE, ...).
       devices: the tower devices ("/gpu:0", ...); None: every GPU this machine has, or the CPU.
     Returns:
-      model_fn (the same function) with `replicated_plan`, the DevicePlan the Estimator trains with where its
-      RunConfig gives none.
+      model_fn (a functools.partial of it, taking its arguments) with `replicated_plan()`, the DevicePlan the
+      Estimator trains with where its RunConfig gives none (the devices are listed then, not before).
     Raises:
-      ValueError: loss_reduction is NONE (TF1's message), or SUM over several towers (TF1 summed the towers'
-        gradients unscaled: this project averages them).
+      ValueError: loss_reduction is NONE (TF1's message); (from replicated_plan) SUM over several towers (TF1
+        summed the towers' gradients unscaled: this project averages them).
     """
     if loss_reduction == _REDUCTION.NONE:
         raise ValueError(f"Tower losses need to be reduced in some way, yet {loss_reduction} reduction is "
                          "specified.")
-    towers = tuple(devices) if devices else tuple(d.name for d in tf.config.list_logical_devices("GPU"))
-    if loss_reduction == _REDUCTION.SUM and len(towers) > 1:
-        raise ValueError(f"replicate_model_fn(loss_reduction=SUM) over {len(towers)} towers summed their "
-                         "gradients; the towers here average them: give SUM_BY_NONZERO_WEIGHTS (the default)")
 
-    @functools.wraps(model_fn)
-    def replicated(*args, **kwargs):
-        return model_fn(*args, **kwargs)
-    replicated.replicated_plan = (DevicePlan(towers, CPU if len(towers) > 1 else GPU) if towers
-                                  else DevicePlan.single_cpu())
+    def replicated_plan():
+        towers = tuple(devices) if devices else tuple(d.name for d in tf.config.list_logical_devices("GPU"))
+        if loss_reduction == _REDUCTION.SUM and len(towers) > 1:
+            raise ValueError(f"replicate_model_fn(loss_reduction=SUM) over {len(towers)} towers summed their "
+                             "gradients; the towers here average them: give SUM_BY_NONZERO_WEIGHTS (the default)")
+        if not towers:
+            return DevicePlan.single_cpu()
+        return DevicePlan(towers, CPU if len(towers) > 1 else GPU)
+
+    replicated = functools.partial(model_fn)
+    replicated.replicated_plan = replicated_plan
     return replicated
 
 

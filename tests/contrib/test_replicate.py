@@ -2,6 +2,8 @@
 devices (variables on the CPU) as RunConfig(device_plan=) towers do, to the same weights; TowerOptimizer is
 the optimizer; TF1's refusals."""
 
+import functools
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -40,11 +42,22 @@ def test_the_replicated_model_fn_trains_its_devices_towers_as_a_device_plan_does
 
 
 def test_without_devices_on_a_machine_without_gpus_it_is_one_tower_on_the_cpu():
-    assert replicate_model_fn(_model_fn).replicated_plan == common.RunConfig().device_plan
+    assert replicate_model_fn(_model_fn).replicated_plan() == common.RunConfig().device_plan
+
+
+def test_a_partial_model_fn_keeps_its_bound_arguments():
+    def model_fn(features, labels, mode, params, scale):
+        return _model_fn(features * scale, labels, mode)
+    replicated = replicate_model_fn(functools.partial(model_fn, scale=2.0), devices=["/cpu:0"])
+    est = common.Estimator(replicated, params={"unused": 1})
+    est.train(_input_fn, steps=1)
+    assert est.get_variable_value("global_step") == 1
 
 
 def test_tf1s_refusals():
     with pytest.raises(ValueError, match="Tower losses need to be reduced in some way"):
         replicate_model_fn(_model_fn, loss_reduction=tf.compat.v1.losses.Reduction.NONE)
+    summed = replicate_model_fn(_model_fn, loss_reduction=tf.compat.v1.losses.Reduction.SUM,
+                                devices=["/cpu:0", "/cpu:1"])
     with pytest.raises(ValueError, match="over 2 towers summed their gradients"):
-        replicate_model_fn(_model_fn, loss_reduction=tf.compat.v1.losses.Reduction.SUM, devices=["/cpu:0", "/cpu:1"])
+        common.Estimator(summed)
