@@ -17,6 +17,7 @@ averages them over the towers and assigns them after the step, and the op
 filed under UPDATE_OPS stands for that.
 """
 
+import contextlib
 import re
 
 import keras
@@ -53,9 +54,10 @@ class Layer:
         self.activity_regularizer = activity_regularizer
         self._reuse = _reuse
         self._scope = None
+        self._op_scope = None  # the name scope a named layer's ops go in (TF1: where its variable scope opened)
         if isinstance(_scope, str) and _scope:  # (TF1 took a named scope where the layer was made, under its scopes)
             with tf.compat.v1.variable_scope(_scope, reuse=_reuse) as _scope:
-                pass
+                self._op_scope = _scope.original_name_scope
         self._given_scope = _scope  # a VariableScope to make them in (contrib's layers', a named one), or None
         self.built = False
         self._weights = []  # (variable, trainable), in the order made
@@ -120,6 +122,10 @@ class Layer:
         return self(inputs, *args, **kwargs)
 
     def __call__(self, inputs, *args, **kwargs):
+        with tf.name_scope(self._op_scope) if self._op_scope else contextlib.nullcontext():
+            return self._called(inputs, *args, **kwargs)
+
+    def _called(self, inputs, *args, **kwargs):
         if self.dtype is None and hasattr(inputs, "dtype") and tf.as_dtype(inputs.dtype).is_floating:
             self.dtype = tf.as_dtype(inputs.dtype)
         if self._scope is None:

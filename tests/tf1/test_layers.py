@@ -164,3 +164,15 @@ def test_a_layer_object_takes_its_named_scope_where_it_was_made_and_apply_calls_
     carried = common.Estimator(model_fn, str(tf215_dir))
     carried.train(lambda: tf.data.Dataset.from_tensors((x, x)).repeat(), steps=1)
     assert carried.get_variable_value("global_step") == 2
+
+
+def test_a_named_layers_ops_are_in_its_name_scope_as_tf1s_were():
+    """The tensors a TF1 program (or the .meta's reader) fetches by name: fc/BiasAdd, block/inner/BiasAdd."""
+    with tf.Graph().as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 3])
+        first = layers.dense(x, 2, name="fc")
+        again = layers.dense(x, 2, name="fc", reuse=True)
+        with tf.compat.v1.variable_scope("block"):
+            inner = layers.Dense(2, _scope="inner")
+        applied = inner.apply(again)
+        assert [first.name, again.name, applied.name] == ["fc/BiasAdd:0", "fc_1/BiasAdd:0", "block/inner/BiasAdd:0"]
