@@ -37,6 +37,8 @@ def _deferring(apply_gradients):
     @functools.wraps(apply_gradients)
     def deferring(self, grads_and_vars, global_step=None, name=None):
         pairs = list(grads_and_vars)
+        if self._call_store is None:  # (an optimizer made outside model_fn: the call that first applies it)
+            self._call_store = tf1_graph.active_store()
         if self._call_store is not None and self._apply_scope is None:  # (TF1 named its non-slot state there)
             self._apply_scope = self._call_store.scope_here()
         running = caller.current()

@@ -95,10 +95,7 @@ class Tf1VariableStore:
 
     def scope_here(self):
         """The name scope open now, as model_fn opened it (without the tower's around model_fn)."""
-        scope = tf.compat.v1.get_default_graph().get_name_scope()
-        if not self._entry_scope:
-            return scope
-        return scope[len(self._entry_scope) + 1:] if scope.startswith(self._entry_scope + "/") else ""
+        return scope_within(self._entry_scope)
 
     def non_slot_name(self, name, optimizer):
         """TF1's name of `optimizer`'s non-slot variable `name` (Adam's beta1_power): the second optimizer of this
@@ -274,6 +271,15 @@ def variable_name(variable):
     running = caller.current()
     name = running.name_of(variable) if running is not None else None
     return name or variable.name.split(":")[0]
+
+
+def scope_within(entry):
+    """The default graph's name scope open now, below `entry` (the scope model_fn was called in: a tower's); ""
+    where it is not below it."""
+    scope = tf.compat.v1.get_default_graph().get_name_scope()
+    if not entry:
+        return scope
+    return scope[len(entry) + 1:] if scope.startswith(entry + "/") else ""
 
 
 def active_store():

@@ -124,7 +124,8 @@ class ModelRegistry:
                 return create(next_creator, kwargs)  # Keras model, made in its factory, went wrong made outside it)
             metric = served_variables.creating_metric()
             optimizer = None if metric else served_variables.creating_optimizer()
-            key = call.key(kwargs.get("name"), graph_scoped=not metric and optimizer is None and not self._applying)
+            key = call.key(kwargs.get("name"), graph_scoped=not metric and optimizer is None and not self._applying
+                           and "use_resource" in kwargs)  # (a TF1 tf.compat.v1.Variable's: TF1 named it by scope)
             if metric:
                 return self._metric_variable(key, next_creator, kwargs)
             if optimizer is not None:
@@ -146,7 +147,6 @@ class ModelRegistry:
                     served_variables.model_fn_call(self.served) as call, tf.variable_creator_scope(creator), \
                     (tf1_graph.fresh_graph(self.global_step_for_model_fn(), self.tf1.variables) if calling
                      else contextlib.nullcontext()):
-                call.entry_scope = tf.compat.v1.get_default_graph().get_name_scope()  # (in the graph model_fn sees)
                 if calling and not building:  # (a train tower's Keras layers defer making theirs: listed at once)
                     for tracked in self._tracked:
                         tf1_graph.collect(tracked.variable, self.call.graph)

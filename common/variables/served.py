@@ -28,6 +28,7 @@ import tensorflow as tf
 
 from common.internals import keras_internals
 from common.state import checkpoints
+from common.tf1_runtime import tf1_graph
 
 _ACTIVE_CALL = contextvars.ContextVar("common_model_fn_call", default=None)
 
@@ -147,14 +148,12 @@ class ModelFnCall:
 
     def key(self, name, graph_scoped=False):
         """The call-unique key of a variable named `name` created here and now: its Keras path, or (graph_scoped:
-        a model variable) made outside any Keras layer or scope, its name under the name scopes model_fn opened
-        (TF1's variable scopes among them), as a TF1 graph named it."""
+        a TF1 model variable) made outside any Keras layer or scope, its name under the name scopes model_fn
+        opened (TF1's variable scopes among them), as a TF1 graph named it."""
         path = keras_internals.initializing_path() or _path_here((name or "Variable").split(":")[0])
         if graph_scoped and "/" not in path:
-            scope = tf.compat.v1.get_default_graph().get_name_scope()
             entry = _ACTIVE_CALL.get(self).entry_scope  # (the innermost call's: an enclosing scope's creator asks too)
-            if entry:
-                scope = scope[len(entry) + 1:] if scope.startswith(entry + "/") else ""
+            scope = tf1_graph.scope_within(entry)
             path = f"{scope}/{path}" if scope else path
         return self._unique(path)
 
