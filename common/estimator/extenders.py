@@ -47,7 +47,7 @@ def add_metrics(estimator, metric_fn):
             added = call_with_wanted_args(metric_fn, {}, {"predictions": spec.predictions, "features": features,
                                                           "labels": labels, "config": config})
         except ValueError as error:
-            if "unknown rank" not in str(error):
+            if "length of shape with unknown rank" not in str(error):  # (Keras 3's squeeze_or_expand_to_same_rank)
                 raise
             raise ValueError(  # (Keras 2's metrics took such a tensor: programs squeezed without an axis)
                 f"add_metrics: metric_fn ({getattr(metric_fn, '__name__', metric_fn)}) gave a Keras metric a tensor "

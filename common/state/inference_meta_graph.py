@@ -165,8 +165,18 @@ def _global_step(variable):
 
 
 def _output_keys(structured_outputs):
-    """A key for each flat output, in tf.nest's order: a dict's keys, "output" for a lone tensor."""
-    if isinstance(structured_outputs, dict):
-        return sorted(structured_outputs)
-    return ["output"] if tf.is_tensor(structured_outputs) else [f"output_{i}" for i in
-                                                                 range(len(tf.nest.flatten(structured_outputs)))]
+    """A key for each flat output, in tf.nest's order: a dict's keys (a nested one's joined by "/"), "output" for
+    a lone tensor, "output_<i>" for a sequence's."""
+    if tf.is_tensor(structured_outputs):
+        return ["output"]
+    paths = _paths(structured_outputs, "")
+    return paths if isinstance(structured_outputs, dict) else [f"output_{path}" for path in paths]
+
+
+def _paths(structure, prefix):
+    """The "/"-joined path of each leaf, in tf.nest.flatten's order (a dict's keys sorted)."""
+    if isinstance(structure, dict):
+        return [path for key in sorted(structure) for path in _paths(structure[key], f"{prefix}{key}/")]
+    if isinstance(structure, (list, tuple)):
+        return [path for i, value in enumerate(structure) for path in _paths(value, f"{prefix}{i}/")]
+    return [prefix.rstrip("/")]

@@ -107,3 +107,19 @@ def test_a_feature_the_predictions_do_not_read_is_still_a_placeholder_of_the_sig
                                                   "weight": tf.TensorSpec([None], tf.float32, name="weight")})
     meta = tf.compat.v1.MetaGraphDef.FromString(inference_meta_graph.inference_meta_graph(function, {"k": kernel}))
     assert sorted(meta.signature_def["serving_default"].inputs) == ["weight", "x"]
+
+
+def test_nested_predictions_are_named_by_their_paths():
+    kernel = tf.Variable(tf.ones([3, 2]))
+
+    @tf.function
+    def predictions(x):
+        logits = tf.matmul(x, kernel)
+        return {"head": {"logits": logits, "probabilities": tf.nn.softmax(logits)}, "classes": tf.argmax(logits, 1)}
+    function = predictions.get_concrete_function(tf.TensorSpec([None, 3], tf.float32, name="x"))
+    meta = tf.compat.v1.MetaGraphDef.FromString(inference_meta_graph.inference_meta_graph(function, {"k": kernel}))
+    outputs = meta.signature_def["serving_default"].outputs
+    assert sorted(outputs) == ["classes", "head/logits", "head/probabilities"]
+    assert outputs["classes"].dtype == tf.int64.as_datatype_enum
+    assert outputs["head/logits"].tensor_shape.dim[1].size == 2
+
