@@ -176,3 +176,20 @@ def test_two_adams_of_one_model_fn_keep_a_step_count_each_as_tf1s_graph_named_th
     assert est.get_variable_value("optimizer/beta1_power") == est.get_variable_value("optimizer/beta1_power_1") \
         == 0.5 ** 4
     np.testing.assert_allclose(est.get_variable_value("optimizer/beta2_power_1"), 0.999 ** 4, rtol=1e-6)
+
+
+def test_two_adams_made_outside_model_fn_keep_a_step_count_each_too(tmp_path):
+    optimizers = [tf1_train.AdamOptimizer(0.01), tf1_train.AdamOptimizer(0.01)]  # (made before the Estimator)
+
+    def two_fn(features, labels, mode):
+        first = tf.compat.v1.get_variable("first", [3, 1])
+        second = tf.compat.v1.get_variable("second", [3, 1])
+        loss = tf.reduce_mean(tf.square(tf.matmul(features, first) + tf.matmul(features, second) - labels))
+        train_op = tf.group(optimizers[0].minimize(loss, var_list=[first]), optimizers[1].minimize(
+            loss, var_list=[second], global_step=tf1_train.get_global_step()))
+        return common.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    est = common.Estimator(two_fn, str(tmp_path))
+    est.train(lambda: tf.data.Dataset.from_tensors((X, Y)).repeat(), steps=2)
+    assert est.get_variable_value("beta1_power") == pytest.approx(0.9 ** 3)
+    assert est.get_variable_value("beta1_power_1") == pytest.approx(0.9 ** 3)
